@@ -1,0 +1,10 @@
+"""fsopt: convex-optimization modeling framework for feature selection."""
+from .driver import FixedPointDriver, FixedPointMethod, Step
+from .exceptions import SolverFailed
+from .logo import LOGO, GarroteLogistic
+from .subproblem import CertificateWarning, SolveRecord, Subproblem
+
+__version__ = "0.1.0"
+
+__all__ = ["LOGO", "GarroteLogistic", "FixedPointDriver", "FixedPointMethod", "Step",
+           "SolverFailed", "CertificateWarning", "SolveRecord", "Subproblem"]

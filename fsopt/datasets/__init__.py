@@ -1,0 +1,95 @@
+"""Data: generators and a loader for the CSV format of ``shared/data``.
+
+``load_dataset`` takes a name (looked up in a data directory), a directory or a file
+(``.csv`` or ``.csv.gz``: feature columns, last column ``label``).  Nothing is downloaded;
+``"wdbc"`` comes from scikit-learn's bundled copy.
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+
+from ..validation import check_random_state_seed
+
+_SUFFIXES = (".csv.gz", ".csv")
+
+
+def default_data_dirs() -> list[Path]:
+    """``$FSOPT_DATA`` (os.pathsep separated), then ``shared/data`` beside the repository."""
+    dirs = [Path(p) for p in os.environ.get("FSOPT_DATA", "").split(os.pathsep) if p]
+    repo_shared = Path(__file__).resolve().parents[3] / "shared" / "data"
+    dirs.append(repo_shared)
+    return dirs
+
+
+def available_datasets(data_dir=None) -> dict[str, Path]:
+    """Data set names found in the data directories (plus the built-in ``wdbc``)."""
+    found = {}
+    for d in [Path(data_dir)] if data_dir else default_data_dirs():
+        if d.is_dir():
+            for path in sorted(d.iterdir()):
+                for suf in _SUFFIXES:
+                    if path.name.endswith(suf):
+                        found.setdefault(path.name[: -len(suf)], path)
+    return found
+
+
+def load_dataset(source, data_dir=None):
+    """Return ``(X, y)`` from a name, a directory+name, or a file path.
+
+    ``source`` may be ``"wdbc"`` (scikit-learn's bundled copy), a path to a CSV file, or a
+    name found in ``data_dir`` / the default data directories.
+    """
+    if str(source).lower() == "wdbc":
+        from sklearn.datasets import load_breast_cancer
+
+        data = load_breast_cancer()
+        return data.data.astype(float), np.where(data.target == 0, "M", "B")
+    path = Path(source)
+    if not path.is_file():
+        found = available_datasets(data_dir)
+        if str(source) not in found:
+            where = [str(data_dir)] if data_dir else [str(d) for d in default_data_dirs()]
+            raise ValueError(
+                f"data set {source!r} not found: not a file, and not in {', '.join(where)} "
+                f"(known: {', '.join(sorted(found)) or 'none'}, plus 'wdbc'); set FSOPT_DATA or pass a path"
+            )
+        path = found[str(source)]
+    return read_csv(path)
+
+
+def read_csv(path):
+    """One file in the shared format: features then a ``label`` column; labels kept as given."""
+    import pandas as pd
+
+    frame = pd.read_csv(path)
+    if frame.shape[1] < 2:
+        raise ValueError(f"{path}: needs at least one feature column and a label column")
+    label_col = "label" if "label" in frame.columns else frame.columns[-1]
+    y = frame.pop(label_col).to_numpy()
+    bad = [c for c in frame.columns if frame[c].dtype.kind not in "biuf"]
+    if bad:
+        raise TypeError(f"{path}: column {bad[0]!r} is not numeric")
+    X = frame.to_numpy(dtype=float)
+    if np.isnan(X).any():
+        row, col = np.argwhere(np.isnan(X))[0]
+        raise ValueError(f"{path}: missing value at row {row}, column {frame.columns[col]!r}; impute it first")
+    return X, y
+
+
+def add_irrelevant_features(X, n_irrelevant, random_state=None):
+    """Append ``n_irrelevant`` independent N(0, 1) columns (the papers' irrelevant features)."""
+    if n_irrelevant < 0:
+        raise ValueError(f"n_irrelevant must be >= 0; got {n_irrelevant}")
+    rng = check_random_state_seed(random_state)
+    return np.hstack([X, rng.standard_normal((X.shape[0], int(n_irrelevant)))])
+
+
+def standardize(X_train, *others):
+    """z-score with the training mean and standard deviation (constant columns left centred)."""
+    mu, sd = X_train.mean(axis=0), X_train.std(axis=0)
+    sd[sd == 0] = 1.0
+    out = [(X_train - mu) / sd] + [(X - mu) / sd for X in others]
+    return out[0] if not others else tuple(out)

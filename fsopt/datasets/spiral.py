@@ -1,0 +1,25 @@
+"""Fermat's spiral problem of LOGO (Sun et al. 2010, §4.1, Fig. 1)."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..validation import check_random_state_seed
+
+
+def make_spiral(n_per_class=230, n_irrelevant=0, turns=1.5, noise=0.05, random_state=None):
+    """Two interleaved arms of Fermat's spiral r = √θ, θ ∈ (0, 2π·turns], one arm per class.
+
+    Columns 0 and 1 are the relevant coordinates, standardized to unit variance (so their scale
+    matches the N(0, 1) irrelevant columns that follow).  Labels are ±1.
+    """
+    if n_per_class < 2:
+        raise ValueError(f"n_per_class must be >= 2; got {n_per_class}")
+    rng = check_random_state_seed(random_state)
+    theta = 2 * np.pi * turns * np.sqrt(rng.uniform(0.0, 1.0, size=2 * n_per_class)) + 0.3
+    r = np.sqrt(theta)
+    sign = np.repeat([1.0, -1.0], n_per_class)
+    xy = sign[:, None] * np.column_stack([r * np.cos(theta), r * np.sin(theta)])
+    xy += noise * rng.standard_normal(xy.shape)
+    xy = (xy - xy.mean(axis=0)) / xy.std(axis=0)
+    X = np.hstack([xy, rng.standard_normal((2 * n_per_class, int(n_irrelevant)))])
+    return X, sign.astype(int)

@@ -1,0 +1,8 @@
+"""LOGO: local-learning-based feature selection (Sun, Todorovic, Goodison, TPAMI 2010)."""
+from . import gradient_path  # noqa: F401  (registers the GRADIENT backend)
+from .estimator import LOGO
+from .garrote import GarroteLogistic
+from .gradient_path import gradient_path as solve_gradient_path
+from .method import LogoFixedPoint
+
+__all__ = ["LOGO", "GarroteLogistic", "LogoFixedPoint", "solve_gradient_path"]

@@ -1,0 +1,279 @@
+"""Solver registry: which backends exist, what each can solve, how common options translate.
+
+A *backend* is a class that declares the cone families it supports (``LP``, ``SOC``, ``EXP``)
+and, for native methods, the subproblems it solves directly.  A *profile* (a TOML file in
+``solvers/``) is a named backend plus options, e.g. ``clarabel-tight``.  ``resolve_solver``
+turns a user's string (backend or profile name) into ``(backend, options)``, raising a
+ValueError that lists what is installed when the name is unknown or not installed.
+"""
+from __future__ import annotations
+
+import importlib
+import importlib.resources
+import os
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+LP, SOC, EXP = "LP", "SOC", "EXP"
+
+
+class Backend:
+    """A solver backend.  Subclasses set the class attributes and ``translate``."""
+
+    name: str = ""
+    cones: frozenset = frozenset()
+    package: str = ""  # python module that must import
+    description: str = ""
+    native = False
+
+    def installed(self) -> bool:
+        return _importable(self.package)
+
+    def unavailable_reason(self) -> str | None:
+        if not self.installed():
+            return f"python package {self.package!r} is not installed"
+        return None
+
+    def can_solve(self, subproblem) -> bool:
+        return subproblem.cone in self.cones
+
+    def translate(self, tol=None, max_iter=None, verbose=False, **extra) -> dict:
+        """Map fsopt's common options to this backend's keyword arguments."""
+        opts = dict(extra)
+        opts["verbose"] = bool(verbose)
+        opts.update(self._tol(tol) if tol is not None else {})
+        opts.update(self._max_iter(int(max_iter)) if max_iter is not None else {})
+        return opts
+
+    def _tol(self, tol):
+        return {}
+
+    def _max_iter(self, n):
+        return {}
+
+
+class NativeBackend(Backend):
+    """A method-specific algorithm (no cvxpy) that solves some subproblems directly.
+
+    Subclasses implement ``supports(subproblem)`` and
+    ``solve(subproblem, tol, max_iter, verbose, **options) -> (solution, status, iterations)``.
+    """
+
+    native = True
+
+    def can_solve(self, subproblem) -> bool:
+        return self.supports(subproblem)
+
+    def supports(self, subproblem) -> bool:
+        raise NotImplementedError
+
+    def translate(self, tol=None, max_iter=None, verbose=False, **extra) -> dict:
+        return dict(extra, tol=tol, max_iter=max_iter, verbose=bool(verbose))
+
+    def solve(self, subproblem, **options):
+        raise NotImplementedError
+
+
+class CvxpyBackend(Backend):
+    """A solver reached through ``cvxpy.Problem.solve(solver=...)``."""
+
+    def installed(self) -> bool:
+        if not _importable("cvxpy"):
+            return False
+        import cvxpy as cp
+
+        return self.name in cp.installed_solvers()
+
+
+class Clarabel(CvxpyBackend):
+    name, package = "CLARABEL", "clarabel"
+    cones = frozenset({LP, SOC, EXP})
+    description = "interior point (Rust), LP/SOC/EXP/PSD"
+
+    def _tol(self, tol):
+        return {"tol_gap_abs": tol, "tol_gap_rel": tol, "tol_feas": tol}
+
+    def _max_iter(self, n):
+        return {"max_iter": n}
+
+
+class ECOS(CvxpyBackend):
+    name, package = "ECOS", "ecos"
+    cones = frozenset({LP, SOC, EXP})
+    description = "interior point (C), LP/SOC/EXP"
+
+    def _tol(self, tol):
+        return {"abstol": tol, "reltol": tol, "feastol": tol}
+
+    def _max_iter(self, n):
+        return {"max_iters": n}
+
+
+class SCS(CvxpyBackend):
+    name, package = "SCS", "scs"
+    cones = frozenset({LP, SOC, EXP})
+    description = "first-order splitting (ADMM), LP/SOC/EXP/PSD; low accuracy by default"
+
+    def _tol(self, tol):
+        return {"eps_abs": tol, "eps_rel": tol}
+
+    def _max_iter(self, n):
+        return {"max_iters": n}
+
+
+class HiGHS(CvxpyBackend):
+    name, package = "HIGHS", "highspy"
+    cones = frozenset({LP})
+    description = "simplex / interior point LP (C++)"
+
+    def _tol(self, tol):
+        return {"primal_feasibility_tolerance": tol, "dual_feasibility_tolerance": tol,
+                "ipm_optimality_tolerance": tol}
+
+    def _max_iter(self, n):
+        return {"simplex_iteration_limit": n, "ipm_iteration_limit": n}
+
+
+class MOSEK(CvxpyBackend):
+    name, package = "MOSEK", "mosek"
+    cones = frozenset({LP, SOC, EXP})
+    description = "commercial interior point; needs a license"
+
+    def unavailable_reason(self):
+        reason = super().unavailable_reason()
+        if reason or not self.installed():
+            return reason or "not listed by cvxpy.installed_solvers()"
+        return _mosek_license_problem()
+
+    def _tol(self, tol):
+        return {"mosek_params": {"MSK_DPAR_INTPNT_CO_TOL_REL_GAP": tol,
+                                 "MSK_DPAR_INTPNT_CO_TOL_PFEAS": tol,
+                                 "MSK_DPAR_INTPNT_CO_TOL_DFEAS": tol}}
+
+    def _max_iter(self, n):
+        return {"mosek_params": {"MSK_IPAR_INTPNT_MAX_ITERATIONS": n}}
+
+    def translate(self, tol=None, max_iter=None, verbose=False, **extra):
+        params = {}
+        params.update(self._tol(tol)["mosek_params"] if tol is not None else {})
+        params.update(self._max_iter(int(max_iter))["mosek_params"] if max_iter is not None else {})
+        params.update(extra.pop("mosek_params", {}))
+        opts = dict(extra, verbose=bool(verbose))
+        if params:
+            opts["mosek_params"] = params
+        return opts
+
+
+_BACKENDS: dict[str, Backend] = {}
+
+
+def register_backend(backend: Backend) -> Backend:
+    """Add a backend (an instance) to the registry; native methods call this on import."""
+    _BACKENDS[backend.name.upper()] = backend
+    return backend
+
+
+for _cls in (Clarabel, ECOS, SCS, HiGHS, MOSEK):
+    register_backend(_cls())
+
+
+def backends() -> dict[str, Backend]:
+    """All registered backends, installed or not, by upper-case name."""
+    return dict(_BACKENDS)
+
+
+def installed_backends() -> list[str]:
+    return [name for name, b in _BACKENDS.items() if b.installed()]
+
+
+@dataclass(frozen=True)
+class Profile:
+    """A named solver configuration read from a TOML file in ``solvers/``."""
+
+    name: str
+    backend: str
+    options: dict = field(default_factory=dict)
+    description: str = ""
+    path: str = ""
+
+
+def profile_dirs() -> list[Path]:
+    dirs = [Path(p) for p in os.environ.get("FSOPT_SOLVERS_PATH", "").split(os.pathsep) if p]
+    dirs.append(Path(str(importlib.resources.files("fsopt._solvers"))))
+    return dirs
+
+
+def profiles() -> dict[str, Profile]:
+    """Solver profiles from ``solvers/*.toml`` (and ``$FSOPT_SOLVERS_PATH``), by lower-case name."""
+    found = {}
+    for d in reversed(profile_dirs()):
+        for path in sorted(d.glob("*.toml")):
+            with open(path, "rb") as fh:
+                spec = tomllib.load(fh)
+            try:
+                prof = Profile(name=spec.get("name", path.stem), backend=spec["backend"].upper(),
+                               options=dict(spec.get("options", {})),
+                               description=spec.get("description", ""), path=str(path))
+            except KeyError:
+                raise ValueError(f"solver profile {path} has no 'backend' entry") from None
+            found[prof.name.lower()] = prof
+    return found
+
+
+def resolve_solver(name, subproblem=None, options=None) -> tuple[Backend, dict]:
+    """(backend, merged common options) for a backend or profile name; clear errors otherwise."""
+    if not isinstance(name, str):
+        raise TypeError(f"solver must be a string naming a backend or profile; got {type(name).__name__}")
+    opts = {}
+    key = name.upper()
+    if key not in _BACKENDS:
+        prof = profiles().get(name.lower())
+        if prof is None:
+            raise ValueError(
+                f"unknown solver {name!r}; installed: {', '.join(_usable_for(subproblem))}"
+                f" (profiles: {', '.join(sorted(profiles())) or 'none'})"
+            )
+        key, opts = prof.backend, dict(prof.options)
+        if key not in _BACKENDS:
+            raise ValueError(f"solver profile {prof.name!r} ({prof.path}) names unknown backend {key!r}")
+    backend = _BACKENDS[key]
+    reason = backend.unavailable_reason()
+    if reason:
+        raise ValueError(
+            f"solver {name!r} is not available: {reason}; installed: {', '.join(_usable_for(subproblem))}"
+        )
+    if subproblem is not None and not backend.can_solve(subproblem):
+        raise ValueError(
+            f"solver {name!r} cannot solve {subproblem.describe()} (needs {subproblem.cone} cones "
+            f"or a native method for it); "
+            f"suitable installed solvers: {', '.join(_usable_for(subproblem))}"
+        )
+    opts.update(options or {})
+    return backend, opts
+
+
+def _usable_for(subproblem) -> list[str]:
+    names = [n for n in installed_backends() if subproblem is None or _BACKENDS[n].can_solve(subproblem)]
+    return names or ["none"]
+
+
+def _importable(module: str) -> bool:
+    if not module:
+        return True
+    try:
+        importlib.import_module(module)
+    except Exception:  # noqa: BLE001 - any import failure means "not installed"
+        return False
+    return True
+
+
+def _mosek_license_problem() -> str | None:
+    import cvxpy as cp
+
+    x = cp.Variable()
+    try:
+        cp.Problem(cp.Minimize(x), [x >= 1]).solve(solver="MOSEK")
+    except Exception as exc:  # noqa: BLE001 - report whatever MOSEK says about its license
+        return f"MOSEK is installed but cannot solve ({str(exc).splitlines()[0][:200]}); check its license"
+    return None
