@@ -1,0 +1,101 @@
+"""Command line: ``fsopt solvers``, ``fsopt problems``, ``fsopt run METHOD --problem NAME``.
+
+A method plugs into ``run`` by providing a module ``fsopt.<method>.cli`` with
+``add_arguments(parser)`` (optional) and ``run(args, problem, X, y) -> int``.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+import pkgutil
+import sys
+
+from .exceptions import SolverFailed
+
+
+def _method_clis() -> dict:
+    import fsopt
+
+    found = {}
+    for info in pkgutil.iter_modules(fsopt.__path__):
+        if info.ispkg and importlib.util.find_spec(f"fsopt.{info.name}.cli") is not None:
+            found[info.name] = importlib.import_module(f"fsopt.{info.name}.cli")
+    return found
+
+
+def _cmd_solvers(args) -> int:
+    from . import solvers as reg
+
+    print(f"{'name':10} {'installed':9} {'cones / solves':34} description")
+    for name, b in sorted(reg.backends().items()):
+        reason = b.unavailable_reason() if b.installed() else "not installed"
+        caps = "native: " + b.description.split(";")[0] if b.native else ", ".join(sorted(b.cones))
+        state = "yes" if reason is None else "no"
+        print(f"{name:10} {state:9} {caps[:34]:34} {b.description if not b.native else ''}"
+              + (f"  [{reason}]" if reason and b.installed() else ""))
+    profs = reg.profiles()
+    if profs:
+        print("\nprofiles (solvers/*.toml):")
+        for name, p in sorted(profs.items()):
+            print(f"  {name:18} -> {p.backend:9} {p.options}  {p.description}")
+    return 0
+
+
+def _cmd_problems(args) -> int:
+    from .problems import problems
+
+    for name, p in sorted(problems(args.method).items()):
+        print(f"{name:22} {p.method:6} {p.description}")
+    return 0
+
+
+def _cmd_run(args, clis) -> int:
+    from .problems import get_problem
+
+    problem = get_problem(args.problem, args.method)
+    X, y = problem.load(n_irrelevant=args.irrelevant, random_state=args.seed, data_dir=args.data_dir)
+    return clis[args.method].run(args, problem, X, y)
+
+
+def build_parser(clis=None) -> argparse.ArgumentParser:
+    clis = _method_clis() if clis is None else clis
+    parser = argparse.ArgumentParser(prog="fsopt", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    sub.add_parser("solvers", help="list solver backends, capabilities and profiles")
+    p = sub.add_parser("problems", help="list declared problems")
+    p.add_argument("--method", default=None)
+    run = sub.add_parser("run", help="fit a method on a declared problem")
+    msub = run.add_subparsers(dest="method", required=True)
+    for name, mod in sorted(clis.items()):
+        mp = msub.add_parser(name, help=(mod.__doc__ or name).splitlines()[0])
+        mp.add_argument("--problem", required=True, help="a name from `fsopt problems`")
+        mp.add_argument("--irrelevant", type=int, default=None, help="irrelevant N(0,1) features")
+        mp.add_argument("--seed", type=int, default=None, help="random seed of the data")
+        mp.add_argument("--data-dir", default=None, help="directory holding data set CSV files")
+        mp.add_argument("--solver", default=None, help="backend or profile (see `fsopt solvers`)")
+        mp.add_argument("--plot", default=None, metavar="FILE.png", help="save the method's figure")
+        mp.add_argument("--quiet", action="store_true", help="no progress bar")
+        if hasattr(mod, "add_arguments"):
+            mod.add_arguments(mp)
+    return parser
+
+
+def main(argv=None) -> int:
+    clis = _method_clis()
+    args = build_parser(clis).parse_args(argv)
+    try:
+        if args.command == "solvers":
+            return _cmd_solvers(args)
+        if args.command == "problems":
+            return _cmd_problems(args)
+        return _cmd_run(args, clis)
+    except (ValueError, TypeError) as exc:
+        print(f"fsopt: error: {exc}", file=sys.stderr)
+        return 2
+    except SolverFailed as exc:
+        print(f"fsopt: solver failed: {exc}", file=sys.stderr)
+        return 3
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,54 @@
+"""LOGO: local-learning-based feature selection on a declared problem."""
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+
+def add_arguments(parser):
+    parser.add_argument("--sigma", type=float, default=None, help="kernel width (problem default)")
+    parser.add_argument("--lam", type=float, default=None, help="l1 weight of (7)")
+    parser.add_argument("--theta", type=float, default=None, help="outer stopping threshold")
+
+
+def run(args, problem, X, y) -> int:
+    from ..datasets import standardize
+    from .estimator import LOGO
+    from .plots import plot_logo
+
+    params = dict(problem.params)
+    for key in ("sigma", "lam", "theta"):
+        if getattr(args, key) is not None:
+            params[key] = getattr(args, key)
+    if args.solver:
+        params["solver"] = args.solver
+    if problem.data.get("standardize", "dataset" in problem.data):
+        X = standardize(X)
+    est = LOGO(progress=not args.quiet, **params)
+    t0 = time.perf_counter()
+    est.fit(X, y)
+    total = time.perf_counter() - t0
+    hist = est.history_
+    selected = np.flatnonzero(est.get_support())
+    order = selected[np.argsort(est.scores_[selected])[::-1]]
+    print(f"problem {problem.name}: {X.shape[0]} samples x {X.shape[1]} features; "
+          f"solver {est.solver}; sigma={est.sigma:g} lam={est.lam:g}")
+    print(f"selected {order.size} feature(s) (weight/max > {est.threshold:g}), best first:")
+    for j in order[:20]:
+        print(f"  feature {j:6d}  weight {est.weights_[j]:.6g}  normalized {est.scores_[j]:.4f}")
+    if order.size > 20:
+        print(f"  ... and {order.size - 20} more")
+    print(f"outer iterations: {est.n_iter_} ({'converged' if est.converged_ else 'NOT converged'}, "
+          f"theta_t = {', '.join(f'{h.change:.3g}' for h in hist)})")
+    stats_t = sum(h.statistics_time for h in hist)
+    comp_t = sum(h.compile_time for h in hist)
+    solve_t = sum(h.solve_time for h in hist)
+    worst = max(r.residual for h in hist for r in h.records)
+    print(f"time: total {total:.2f} s = statistics {stats_t:.2f} s + compile {comp_t:.2f} s "
+          f"+ solve {solve_t:.2f} s (+ overhead); worst KKT residual {worst:.2e}")
+    if args.plot:
+        relevant = [0, 1] if problem.name == "spiral" else None
+        plot_logo(est, args.plot, relevant=relevant)
+        print(f"figure written to {args.plot}")
+    return 0

@@ -1,0 +1,32 @@
+"""Figures for LOGO: weights (Fig. 3 style) and θ_t per outer iteration (Fig. 5b style)."""
+from __future__ import annotations
+
+import numpy as np
+
+
+def plot_logo(estimator, path=None, relevant=None):
+    """Two panels: normalized feature weights, and θ_t on a log scale.  Returns the Figure."""
+    import matplotlib
+
+    matplotlib.use("Agg", force=False)
+    import matplotlib.pyplot as plt
+
+    fig, (ax_w, ax_t) = plt.subplots(1, 2, figsize=(11, 3.8))
+    scores = estimator.scores_
+    idx = np.arange(scores.size)
+    ax_w.vlines(idx, 0, scores, lw=0.8, color="0.4")
+    if relevant is not None:
+        ax_w.plot(idx[relevant], scores[relevant], "o", color="C3", label="relevant")
+        ax_w.legend(loc="upper right")
+    ax_w.axhline(estimator.threshold, color="C0", ls=":", lw=1, label="threshold")
+    ax_w.set(xlabel="feature", ylabel="weight / max weight", title="LOGO feature weights",
+             xlim=(-0.5, scores.size - 0.5), ylim=(0, 1.05))
+    changes = [h.change for h in estimator.history_]
+    ax_t.semilogy(np.arange(1, len(changes) + 1), changes, "o-")
+    ax_t.axhline(estimator.theta, color="C3", ls=":", lw=1)
+    ax_t.set(xlabel="outer iteration t", ylabel=r"$\theta_t=\|w^{(t)}-w^{(t-1)}\|_2$",
+             title="convergence")
+    fig.tight_layout()
+    if path is not None:
+        fig.savefig(path, dpi=120)
+    return fig

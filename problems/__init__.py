@@ -1,0 +1,1 @@
+"""Problem declarations: one TOML file per problem (schema in fsopt/problems.py)."""

@@ -1,0 +1,1 @@
+"""Solver profiles: one TOML file per profile (schema in fsopt/solvers.py)."""
