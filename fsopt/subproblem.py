@@ -149,7 +149,9 @@ class Subproblem(ABC):
         self._set_parameters()
         t0 = time.perf_counter()
         try:
-            problem.solve(solver=backend.name, **opts)
+            with warnings.catch_warnings():  # the status is checked explicitly below
+                warnings.filterwarnings("ignore", message="Solution may be inaccurate")
+                problem.solve(solver=backend.name, **opts)
         except cp.error.SolverError as exc:
             return SolveRecord(self.name, backend.name, f"solver_error: {exc}", {}, options=opts,
                                solve_time=time.perf_counter() - t0)

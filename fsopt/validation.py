@@ -30,7 +30,7 @@ def check_data(X, y=None, *, min_classes=2, min_per_class=1, binary=False, what=
     few = classes[counts < min_per_class]
     if few.size:
         raise ValueError(
-            f"class {few[0]!r} has {counts[counts < min_per_class][0]} sample(s); "
+            f"class {few[0].item()!r} has {counts[counts < min_per_class][0]} sample(s); "
             f"each class needs at least {min_per_class}"
         )
     return X, y

@@ -44,7 +44,7 @@ class LOGO(SelectorMixin, BaseEstimator):
     """
 
     _parameter_constraints = {
-        "sigma": [Interval(Real, 0, None, closed="neither")],
+        "sigma": [Interval(Real, 0, None, closed="right")],
         "lam": [Interval(Real, 0, None, closed="left")],
         "beta": [Interval(Real, 0, None, closed="neither"), None],
         "solver": [str],

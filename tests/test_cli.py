@@ -1,0 +1,24 @@
+"""The command line, run in-process."""
+from fsopt.cli import main
+
+
+def test_run_logo_on_spiral_prints_selection_and_writes_plot(tmp_path, capsys):
+    plot = tmp_path / "weights.png"
+    assert main(["run", "logo", "--problem", "spiral", "--irrelevant", "30", "--quiet",
+                 "--plot", str(plot)]) == 0
+    out = capsys.readouterr().out
+    assert "selected 2 feature(s)" in out and "feature      0" in out and "feature      1" in out
+    assert "statistics" in out and "solve" in out
+    assert plot.stat().st_size > 10_000
+
+
+def test_solvers_command_lists_capabilities(capsys):
+    assert main(["solvers"]) == 0
+    out = capsys.readouterr().out
+    assert "CLARABEL" in out and "GRADIENT" in out and "scs-tight" in out
+
+
+def test_unknown_solver_is_a_clean_error(capsys):
+    assert main(["run", "logo", "--problem", "spiral", "--irrelevant", "2", "--solver", "NOPE",
+                 "--quiet"]) == 2
+    assert "unknown solver 'NOPE'; installed:" in capsys.readouterr().err

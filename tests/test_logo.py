@@ -1,0 +1,132 @@
+"""LOGO end to end: the paper's spiral result, solver agreement, fixed-point properties."""
+import numpy as np
+import pytest
+from sklearn.base import clone
+from sklearn.pipeline import make_pipeline
+from sklearn.model_selection import StratifiedKFold, cross_val_score
+from sklearn.neighbors import KNeighborsClassifier
+
+from fsopt import LOGO, GarroteLogistic
+from fsopt.datasets.spiral import make_spiral
+from fsopt.margins import expected_margins
+
+
+@pytest.mark.parametrize("n_irrelevant", [50, 500, 5000])
+def test_spiral_relevant_features_on_top(n_irrelevant):
+    """Fig. 3: with sigma=2, lam=1 the two relevant features carry the two largest weights and
+    every other weight is below 1% of the largest."""
+    X, y = make_spiral(230, n_irrelevant, random_state=0)
+    est = LOGO(sigma=2.0, lam=1.0).fit(X, y)
+    scores = est.scores_
+    assert set(np.argsort(scores)[-2:]) == {0, 1}
+    assert scores[2:].max() < 0.01
+    assert est.converged_ and est.get_support(indices=True).tolist() == [0, 1]
+    assert all(r.certified for h in est.history_ for r in h.records)
+
+
+@pytest.fixture(scope="module")
+def small_spiral():
+    return make_spiral(100, 10, random_state=1)
+
+
+def test_solvers_agree_on_final_weights(small_spiral):
+    X, y = small_spiral
+    fits = {s: LOGO(solver=s, theta=1e-4).fit(X, y) for s in ["gradient-tight", "CLARABEL", "scs-tight"]}
+    ref = fits["gradient-tight"].weights_
+    for name, est in fits.items():
+        assert est.converged_, name
+        assert np.max(np.abs(est.weights_ - ref)) / ref.max() <= 1e-3, name
+
+
+def test_every_subproblem_objective_agrees_across_solvers(small_spiral):
+    """Re-solve each outer iteration's subproblem (same z-bar) with Clarabel and SCS."""
+    X, y = small_spiral
+    iterates = [np.ones(X.shape[1])]
+    LOGO(solver="gradient-tight", prune_below=None,
+         callback=lambda it, w: iterates.append(w.copy())).fit(X, y)
+    assert len(iterates) > 3
+    for w in iterates[:-1]:
+        sp = GarroteLogistic(lam=1.0, Z=expected_margins(X, y, w, 2.0))
+        records = [sp.solve(s) for s in ["gradient-tight", "CLARABEL", "scs-tight"]]
+        f = np.array([r.objective for r in records])
+        assert np.ptp(f) <= 1e-6 * abs(f[0]), f
+        assert all(r.certified for r in records), [r.certificate for r in records]
+
+
+def test_different_initial_weights_reach_one_fixed_point_for_large_sigma(small_spiral, rng):
+    """Theorem 2: above some sigma*, the fixed point does not depend on w0."""
+    X, y = small_spiral
+    finals = []
+    for _ in range(4):
+        w0 = rng.uniform(0.0, 3.0, X.shape[1])
+        finals.append(LOGO(sigma=8.0, theta=1e-6, max_iter=200, w0=w0, prune_below=None).fit(X, y).weights_)
+    spread = np.max(np.abs(np.array(finals) - finals[0]))
+    assert spread <= 1e-3 * finals[0].max()
+
+
+def test_infinite_sigma_converges_in_one_step(small_spiral):
+    X, y = small_spiral
+    est = LOGO(sigma=np.inf, theta=1e-8, prune_below=None).fit(X, y)
+    assert est.n_iter_ == 2 and est.history_[1].change < 1e-8  # second pass only confirms
+
+
+def test_history_records_solver_phases(small_spiral):
+    X, y = small_spiral
+    est = LOGO().fit(X, y)
+    h = est.history_[0]
+    assert h.records[0].solver == "gradient" and h.records[0].certificate["residual"] >= 0
+    assert h.statistics_time > 0 and 2 <= h.n_active <= X.shape[1]  # active after pruning
+    assert est.n_iter_ == len(est.history_)
+
+
+def test_callback_can_stop_the_run(small_spiral):
+    X, y = small_spiral
+    est = LOGO(callback=lambda it, w: it.iteration >= 2).fit(X, y)
+    assert est.n_iter_ == 2 and not est.converged_
+
+
+def test_multiclass_margin_selects_the_informative_feature(rng):
+    n = 90
+    y = np.repeat([0, 1, 2], n // 3)
+    X = rng.standard_normal((n, 6))
+    X[:, 3] += 3.0 * y  # only feature 3 separates the three classes
+    X = (X - X.mean(axis=0)) / X.std(axis=0)
+    scores = LOGO().fit(X, y).scores_
+    assert scores[3] == 1.0 and np.delete(scores, 3).max() < 0.2, scores
+
+
+def test_scikit_learn_pipeline():
+    X, y = make_spiral(230, 10, random_state=0)
+    pipe = make_pipeline(LOGO(), KNeighborsClassifier(3)).fit(X, y)
+    assert pipe[0].transform(X).shape == (X.shape[0], 2)
+    cv = StratifiedKFold(4, shuffle=True, random_state=0)
+    with_selection = cross_val_score(pipe, X, y, cv=cv).mean()
+    without = cross_val_score(KNeighborsClassifier(3), X, y, cv=cv).mean()
+    assert with_selection > 0.9 and with_selection > without + 0.1
+    assert clone(LOGO(sigma=3.0)).get_params()["sigma"] == 3.0
+
+
+GOOD_X = np.random.default_rng(0).standard_normal((12, 3))
+GOOD_Y = np.array([0, 1] * 6)
+
+
+@pytest.mark.parametrize("X, y, params, error, match", [
+    (np.where(np.eye(12, 3) == 1, np.nan, GOOD_X), GOOD_Y, {}, ValueError, "NaN or infinity at row 0"),
+    (np.where(np.eye(12, 3) == 1, np.inf, GOOD_X), GOOD_Y, {}, ValueError, "NaN or infinity"),
+    (GOOD_X, np.zeros(12), {}, ValueError, "1 class"),
+    (GOOD_X, np.array([0] * 11 + [1]), {}, ValueError, "class 1 has 1 sample"),
+    (GOOD_X, GOOD_Y[:10], {}, ValueError, "12 rows but y has 10"),
+    (np.array([["a", "b"], ["c", "d"]] * 6), GOOD_Y, {}, TypeError, "numeric.*row 0, column 0"),
+    (GOOD_X, GOOD_Y, {"sigma": 0.0}, ValueError, "'sigma' parameter"),
+    (GOOD_X, GOOD_Y, {"sigma": -1.0}, ValueError, "'sigma' parameter"),
+    (GOOD_X, GOOD_Y, {"lam": -0.5}, ValueError, "'lam' parameter"),
+    (GOOD_X, GOOD_Y, {"solver": "NOPE"}, ValueError, "unknown solver 'NOPE'; installed: .*CLARABEL"),
+    (GOOD_X, GOOD_Y, {"solver": "MOSEK"}, ValueError, "MOSEK.*not available.*installed: .*CLARABEL"),
+    (GOOD_X, GOOD_Y, {"solver": "HIGHS"}, ValueError, "cannot solve garrote_logistic.*CLARABEL"),
+    (GOOD_X, GOOD_Y, {"w0": [1.0, -1.0, 1.0]}, ValueError, "w0 must be"),
+])
+def test_bad_input_is_rejected_before_any_work(X, y, params, error, match):
+    est = LOGO(**params)
+    with pytest.raises(error, match=match):
+        est.fit(X, y)
+    assert not hasattr(est, "weights_")

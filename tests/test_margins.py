@@ -1,0 +1,60 @@
+"""LOGO local statistics against a brute-force evaluation of eqs (3)-(5)."""
+import numpy as np
+import pytest
+
+from fsopt.margins import expected_margins, neighbor_probabilities, weighted_manhattan
+
+
+def brute_force_margins(X, y, w, sigma):
+    N, J = X.shape
+    Z = np.zeros((N, J))
+    for n in range(N):
+        hits = [i for i in range(N) if i != n and y[i] == y[n]]
+        misses = [i for i in range(N) if y[i] != y[n]]
+        d = lambda i: sum(w[j] * abs(X[n, j] - X[i, j]) for j in range(J))  # noqa: E731
+        k_hit = np.array([np.exp(-d(i) / sigma) for i in hits])
+        k_miss = np.array([np.exp(-d(i) / sigma) for i in misses])
+        for p, i in zip(k_miss / k_miss.sum(), misses):
+            Z[n] += p * np.abs(X[n] - X[i])
+        for p, i in zip(k_hit / k_hit.sum(), hits):
+            Z[n] -= p * np.abs(X[n] - X[i])
+    return Z
+
+
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_margins_match_brute_force(rng, n_classes):
+    X = rng.standard_normal((13, 4))
+    y = np.arange(13) % n_classes
+    w = rng.uniform(0.1, 2.0, 4)
+    Z = expected_margins(X, y, w, sigma=1.3)
+    np.testing.assert_allclose(Z, brute_force_margins(X, y, w, 1.3), rtol=1e-12, atol=1e-12)
+
+
+def test_weighted_manhattan_is_the_definition(rng):
+    X = rng.standard_normal((7, 5))
+    w = rng.uniform(0, 1, 5)
+    D = weighted_manhattan(X, w)
+    expected = np.abs(X[:, None, :] - X[None, :, :]) @ w
+    np.testing.assert_allclose(D, expected, rtol=1e-13)
+
+
+def test_probabilities_are_stable_for_huge_distances(rng):
+    X = rng.standard_normal((8, 3)) * 1e6
+    y = np.arange(8) % 2
+    P_hit, P_miss = neighbor_probabilities(weighted_manhattan(X, np.ones(3)), y, sigma=1e-3)
+    assert np.all(np.isfinite(P_hit)) and np.all(np.isfinite(P_miss))
+    np.testing.assert_allclose(P_hit.sum(axis=1), 1.0)
+    np.testing.assert_allclose(P_miss.sum(axis=1), 1.0)
+    # sigma -> 0 is 1-NN: all mass on the nearest hit
+    D = weighted_manhattan(X, np.ones(3))
+    same = (y[:, None] == y[None, :]) & ~np.eye(8, dtype=bool)
+    nearest = np.where(same, D, np.inf).argmin(axis=1)
+    np.testing.assert_allclose(P_hit[np.arange(8), nearest], 1.0)
+
+
+def test_infinite_sigma_gives_uniform_probabilities(rng):
+    X = rng.standard_normal((9, 2))
+    y = np.array([0] * 4 + [1] * 5)
+    P_hit, P_miss = neighbor_probabilities(weighted_manhattan(X, np.ones(2)), y, sigma=np.inf)
+    assert np.allclose(P_hit[0, 1:4], 1 / 3) and np.allclose(P_miss[0, 4:], 1 / 5)
+    assert P_hit[0, 0] == 0 and P_hit[0, 5] == 0
