@@ -1,0 +1,116 @@
+"""``fsopt.nmmkl.NMMKL``: the scikit-learn face of non-monotonic feature selection (Algorithm 1)."""
+from __future__ import annotations
+
+from numbers import Integral, Real
+
+import numpy as np
+from sklearn.base import BaseEstimator
+from sklearn.feature_selection import SelectorMixin
+from sklearn.utils._param_validation import Interval
+from sklearn.utils.validation import check_is_fitted
+
+from ..driver import FixedPointDriver
+from ..solvers import resolve_solver
+from ..validation import check_data
+from .method import NMMKLMethod
+
+
+class NMMKL(SelectorMixin, BaseEstimator):
+    """Select exactly ``n_features`` features by the MKL relaxation of (4) and Algorithm 1.
+
+    Parameters
+    ----------
+    n_features : m, the number of features to select (1 ≤ m ≤ d).
+    C : box constraint of the SVM dual (3), > 0.
+    tau : τ ≥ 0, the ridge τI added to the kernel in (3).
+    solver : SOC-capable backend or profile for the QCQP (8): CLARABEL, ECOS, SCS, MOSEK.
+    lp_solver : LP-capable backend or profile for the recovery LP (15) (default HIGHS).
+    fallback : solvers tried in turn when ``solver`` fails.
+    solver_options, lp_options : common options ``tol``, ``max_iter``, ``verbose`` and backend ones.
+    tie_tol : τ_i within tie_tol·max τ_i of the m-th largest form the tie block B (eq. 11).
+    alpha_tol : α_j > alpha_tol·C counts as α_j > 0 (and α_j < (1 − alpha_tol)·C as α_j < C) in (15).
+    violation_weight : weight (times max(1, C)) of the violation of (16) in the least-violation LP.
+
+    Attributes
+    ----------
+    support_ : (d,) bool, the selected features (A plus the best of B).
+    scores_ : (d,) τ_i = (x_iᵀ(α∘y))², eq. (9).
+    p_ : (d,) the relaxed primal p recovered by the LP (15); ``p_cone_`` the cone multipliers of (8).
+    alpha_, lambda_, gamma_ : the solution of (8).
+    partition_ : (d,) array of "A", "B", "C" (eqs 10–12).
+    bound_ : Theorem 6's bound on ω(p_alg)/ω(p̃*) (inf when it gives none).
+    diagnostics_ : Corollary 2 / KKT residuals and the LP-vs-cone agreement of p.
+    history_ : list of :class:`fsopt.driver.Iteration`; its ``records`` are the two SolveRecords.
+    classes_ : the two labels; classes_[1] is coded +1.
+    """
+
+    _parameter_constraints = {
+        "n_features": [Interval(Integral, 1, None, closed="left")],
+        "C": [Interval(Real, 0, None, closed="neither")],
+        "tau": [Interval(Real, 0, None, closed="left")],
+        "solver": [str],
+        "lp_solver": [str],
+        "fallback": [tuple, list],
+        "solver_options": [dict, None],
+        "lp_options": [dict, None],
+        "tie_tol": [Interval(Real, 0, 1, closed="left")],
+        "alpha_tol": [Interval(Real, 0, 1, closed="left")],
+        "violation_weight": [Interval(Real, 0, None, closed="neither")],
+    }
+
+    def __init__(self, n_features=10, C=1.0, tau=1.0, solver="CLARABEL", lp_solver="HIGHS",
+                 fallback=(), solver_options=None, lp_options=None, tie_tol=1e-6, alpha_tol=1e-6,
+                 violation_weight=1e3):
+        self.n_features = n_features
+        self.C = C
+        self.tau = tau
+        self.solver = solver
+        self.lp_solver = lp_solver
+        self.fallback = fallback
+        self.solver_options = solver_options
+        self.lp_options = lp_options
+        self.tie_tol = tie_tol
+        self.alpha_tol = alpha_tol
+        self.violation_weight = violation_weight
+
+    def fit(self, X, y):
+        self._validate_params()
+        X, y = check_data(X, y, binary=True)
+        d = X.shape[1]
+        if self.n_features > d:
+            raise ValueError(f"n_features={self.n_features} exceeds the number of features ({d})")
+        self.classes_ = np.unique(y)
+        y_pm = np.where(y == self.classes_[1], 1.0, -1.0)
+        method = NMMKLMethod(X, y_pm, self.n_features, self.C, self.tau, self.solver, self.lp_solver,
+                             self.fallback, self.solver_options, self.lp_options, self.tie_tol,
+                             self.alpha_tol, self.violation_weight)
+        for name in (self.solver, *self.fallback):
+            resolve_solver(name, method.qcqp)
+        resolve_solver(self.lp_solver, method.lp)
+        result = FixedPointDriver(theta=0.0, max_iter=1, desc="NMMKL").run(method)
+        st = method.state
+        self.support_ = result.rounding.support
+        self.partition_ = result.rounding.labels()
+        self.scores_ = st["tau_i"]
+        self.p_, self.p_cone_ = st["p"], st["p_cone"]
+        self.alpha_, self.lambda_, self.gamma_ = st["alpha"], st["lambda"], st["gamma"]
+        self.bound_ = st["bound"]
+        self.diagnostics_ = st["diagnostics"]
+        self.history_ = result.history
+        self.n_features_in_ = d
+        return self
+
+    @property
+    def records_(self):
+        """The SolveRecords of the fit: the QCQP (8) then the LP (15)."""
+        check_is_fitted(self, "history_")
+        return [r for it in self.history_ for r in it.records]
+
+    def _get_support_mask(self):
+        check_is_fitted(self, "support_")
+        return self.support_
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.required = True
+        return tags
