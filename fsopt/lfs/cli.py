@@ -1,0 +1,64 @@
+"""LFS: local feature selection and its local classifier on a declared problem."""
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+
+def add_arguments(parser):
+    parser.add_argument("--alpha", type=int, default=None, help="largest set size per point")
+    parser.add_argument("--tau", type=int, default=None, help="outer iterations")
+    parser.add_argument("--gamma", type=float, default=None, help="impurity level of the spheres")
+    parser.add_argument("--n-jobs", type=int, default=None, help="joblib workers")
+    parser.add_argument("--test-size", type=float, default=None,
+                        help="hold out this fraction (or count, if > 1) for a test error")
+    parser.add_argument("--random-state", type=int, default=0, help="seed of split and rounding")
+
+
+def run(args, problem, X, y) -> int:
+    from sklearn.model_selection import train_test_split
+
+    from ..datasets import standardize
+    from .estimator import LFS
+    from .plots import plot_lfs
+
+    params = dict(problem.params)
+    protocol = dict(problem.extra.get("protocol", {}))
+    for key in ("alpha", "tau", "gamma", "n_jobs"):
+        if getattr(args, key) is not None:
+            params[key] = getattr(args, key)
+    if args.solver:
+        params["solver"] = args.solver
+    test_size = args.test_size if args.test_size is not None else protocol.get("test_size")
+    if test_size:
+        test_size = int(test_size) if test_size > 1 else float(test_size)
+        X, Xt, y, yt = train_test_split(X, y, test_size=test_size, stratify=y,
+                                        random_state=args.random_state)
+    if problem.data.get("standardize", True):
+        X, Xt = standardize(X, Xt) if test_size else (standardize(X), None)
+    params.setdefault("random_state", args.random_state)
+    est = LFS(progress=not args.quiet, **params)
+    t0 = time.perf_counter()
+    est.fit(X, y)
+    fit_time = time.perf_counter() - t0
+    sizes = est.fstar_.sum(axis=1)
+    freq = est.fstar_.mean(axis=0)
+    top = np.argsort(-freq)[:10]
+    print(f"problem {problem.name}: {X.shape[0]} training samples x {X.shape[1]} features; "
+          f"alpha={est.alpha} tau={est.tau} gamma={est.gamma:g} solver {est.solver}")
+    print(f"set size per point: mean {sizes.mean():.2f}, min {sizes.min()}, max {sizes.max()}")
+    print("most selected features (share of points): "
+          + ", ".join(f"{j}:{freq[j]:.2f}" for j in top if freq[j] > 0))
+    dist = np.abs(est.f_relaxed_ - est.fstar_).sum(axis=1) / X.shape[1]
+    print(f"relaxed-vs-binary l1 distance / M: mean {dist.mean():.2e}, max {dist.max():.2e}")
+    chk = est.lp_check_
+    print(f"LPs solved: {chk['n_lps']}, all certified: {chk['all_certified']}, "
+          f"worst certificate residual {chk['max_residual']:.2e}")
+    print(f"fit time {fit_time:.2f} s")
+    if test_size:
+        print(f"test error: {100 * (1 - est.score(Xt, yt)):.2f}% on {len(yt)} held-out samples")
+    if args.plot:
+        plot_lfs(est, args.plot)
+        print(f"figure written to {args.plot}")
+    return 0

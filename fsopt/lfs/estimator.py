@@ -1,0 +1,154 @@
+"""``fsopt.lfs.LFS``: the scikit-learn face of local feature selection."""
+from __future__ import annotations
+
+from numbers import Integral, Real
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.validation import check_is_fitted
+
+from ..driver import FixedPointDriver
+from ..solvers import resolve_solver
+from ..validation import check_data
+from .lp import EpsilonConstraint, EpsilonMax
+from .method import LFSConfig, LFSFixedPoint
+from .regions import class_similarity, predict_labels
+
+
+class LFS(ClassifierMixin, BaseEstimator):
+    """Local feature selection and its local classifier (Armanfard, Reilly, Komeili, TPAMI 2016).
+
+    Parameters
+    ----------
+    alpha : largest feature-set size α of every representative point, 1 ≤ α ≤ n_features.
+    tau : outer iterations τ (Alg. 1; weights (10) from the previous sets).
+    gamma : impurity level γ ∈ [0, 1] bounding each hypersphere (§3.2).
+    sigma : width of the weights (10), exp(−(d − d^min)/σ).
+    n_beta : β grid 1/n_beta, …, 1 of (9).
+    n_rounding : randomized-rounding trials R.
+    rounding : "sample" (R seeded draws, the paper's definition) or "exact" (all roundings of the
+        ≤ 2 fractional entries of a vertex; the R → ∞ limit).
+    solver : backend for (9): "HIGHS" (cvxpy), "HIGHSPY" (highspy directly, warm-started β
+        sweep, much faster), any LP-capable backend or a profile.
+    eps_solver : backend for (8); None = ``solver``; "TOPK" = the closed form.
+    check_solver : if set, every (9) is solved again with this second solver and the largest
+        relative objective difference is stored in ``lp_check_``.
+    solver_options : common options (tol, max_iter, verbose) plus backend-specific ones.
+    n_jobs : joblib workers over representative points; results do not depend on it.
+    random_state : seed of the rounding (None, an int or a RandomState).
+    progress : show progress bars.
+
+    Attributes
+    ----------
+    fstar_ : (N, M) bool, the selected set of each training sample (representative point).
+    f_relaxed_ : (N, M) the LP solution of (9) at each point's chosen β.
+    beta_, eps_max_, radius_, local_score_ : (N,) chosen β, ε_max of (8), sphere radius and the
+        β-selection score (DR/N_same − FAR/N_other) of each point.
+    history_ : driver iterations (τ) with every LP's solve record and certificate.
+    lp_check_ : {"max_objective_gap": …, "n_lps": …, "max_residual": …}.
+    n_rounding_fallbacks_ : points of the last pass where no rounding of any β was feasible.
+    """
+
+    _parameter_constraints = {
+        "alpha": [Interval(Integral, 1, None, closed="left")],
+        "tau": [Interval(Integral, 1, None, closed="left")],
+        "gamma": [Interval(Real, 0, 1, closed="both")],
+        "sigma": [Interval(Real, 0, None, closed="neither")],
+        "n_beta": [Interval(Integral, 1, None, closed="left")],
+        "n_rounding": [Interval(Integral, 1, None, closed="left")],
+        "rounding": [StrOptions({"sample", "exact"})],
+        "solver": [str],
+        "eps_solver": [str, None],
+        "check_solver": [str, None],
+        "solver_options": [dict, None],
+        "n_jobs": [Integral, None],
+        "random_state": ["random_state"],
+        "progress": ["boolean"],
+    }
+
+    def __init__(self, alpha=5, tau=2, gamma=0.2, sigma=1.0, n_beta=20, n_rounding=1000,
+                 rounding="sample", solver="HIGHS", eps_solver=None, check_solver=None,
+                 solver_options=None, n_jobs=None, random_state=None, progress=False):
+        self.alpha = alpha
+        self.tau = tau
+        self.gamma = gamma
+        self.sigma = sigma
+        self.n_beta = n_beta
+        self.n_rounding = n_rounding
+        self.rounding = rounding
+        self.solver = solver
+        self.eps_solver = eps_solver
+        self.check_solver = check_solver
+        self.solver_options = solver_options
+        self.n_jobs = n_jobs
+        self.random_state = random_state
+        self.progress = progress
+
+    def fit(self, X, y):
+        self._validate_params()
+        X, y = check_data(X, y, min_classes=2, min_per_class=2)
+        M = X.shape[1]
+        if self.alpha > M:
+            raise ValueError(f"alpha={self.alpha} exceeds the number of features ({M}); need 1 <= alpha <= M")
+        eps_solver = self.eps_solver or self.solver
+        resolve_solver(self.solver, EpsilonConstraint(M, self.alpha))
+        resolve_solver(eps_solver, EpsilonMax(M, self.alpha))
+        if self.check_solver:
+            resolve_solver(self.check_solver, EpsilonConstraint(M, self.alpha))
+        self.classes_, y_enc = np.unique(y, return_inverse=True)
+        cfg = LFSConfig(self.alpha, float(self.gamma), float(self.sigma), self.n_beta,
+                        self.n_rounding, self.rounding, self.solver, eps_solver, self.check_solver,
+                        dict(self.solver_options or {}))
+        method = LFSFixedPoint(X, y_enc, cfg, _seed_sequence(self.random_state), self.n_jobs,
+                               self.progress)
+        driver = FixedPointDriver(theta=0.0, max_iter=self.tau, progress=self.progress, desc="LFS")
+        result = driver.run(method)
+        self.fstar_, self.radius_ = result.rounding
+        points = method.results
+        self.f_relaxed_ = np.vstack([r.relaxed for r in points])
+        self.beta_ = np.array([r.beta for r in points])
+        self.eps_max_ = np.array([r.eps_max for r in points])
+        self.local_score_ = np.array([r.score for r in points])
+        self.n_rounding_fallbacks_ = int(sum(r.fallback for r in points))
+        self.history_ = result.history
+        self.n_iter_ = result.n_iter
+        records = [rec for h in result.history for rec in h.records]
+        self.lp_check_ = {"n_lps": len(records),
+                          "max_residual": max(rec.residual for rec in records),
+                          "all_certified": all(rec.certified for rec in records),
+                          "max_objective_gap": float(np.nanmax([r.check_gap for r in points]))
+                          if self.check_solver else None}
+        self.X_fit_, self.y_enc_ = X, y_enc
+        self.n_features_in_ = M
+        return self
+
+    @property
+    def selected_sets_(self):
+        """Feature indices of each representative point's set."""
+        check_is_fitted(self, "fstar_")
+        return [np.flatnonzero(s) for s in self.fstar_]
+
+    def similarity(self, X):
+        """(S, votes): class similarities (11) and the fallback votes, n_samples × n_classes."""
+        check_is_fitted(self, "fstar_")
+        X, _ = check_data(X)
+        if X.shape[1] != self.n_features_in_:
+            raise ValueError(f"X has {X.shape[1]} features, but LFS was fitted with {self.n_features_in_}")
+        return class_similarity(X, self.X_fit_, self.y_enc_, self.selected_sets_, self.radius_,
+                                np.bincount(self.y_enc_))
+
+    def predict(self, X):
+        check_is_fitted(self, "fstar_")
+        return self.classes_[predict_labels(*self.similarity(X))]
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.required = True
+        return tags
+
+
+def _seed_sequence(random_state):
+    if isinstance(random_state, np.random.RandomState):
+        return np.random.SeedSequence(int(random_state.randint(2**31)))
+    return np.random.SeedSequence(random_state)

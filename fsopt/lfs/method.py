@@ -1,0 +1,180 @@
+"""LFS as a fixed-point method for the generic driver (Alg. 1 of Armanfard et al. 2016).
+
+iterate     the N×M binary sets f*⁽ⁱ⁾ (all zero at the start: uniform weights)
+statistics  weights (10) from the previous sets, then a⁽ⁱ⁾, b⁽ⁱ⁾ (5)
+update      for every representative point, in parallel: ε_max by (8), (9) over the β grid,
+            randomized rounding of each relaxed solution, and the β whose binary candidate has
+            the best local leave-one-out performance (§3.2) — lines 4–12 of Alg. 1
+round       the driver's final stage: the hypersphere radius of each final set (impurity γ)
+The driver runs τ passes (theta = 0).  Rounding happens inside every pass because the next
+pass's weights need binary sets; see ``rounding.py``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+from joblib import Parallel, delayed, effective_n_jobs
+from tqdm.auto import tqdm
+
+from ..driver import FixedPointMethod, Step
+from .lp import EpsilonConstraint, EpsilonMax
+from .regions import local_performance, sphere_radius
+from .rounding import round_solution
+from .weights import local_costs, neighbour_weights
+
+
+@dataclass(frozen=True)
+class LFSConfig:
+    """Everything a worker needs besides the data."""
+
+    alpha: int
+    gamma: float
+    sigma: float
+    n_beta: int
+    n_rounding: int
+    rounding: str
+    solver: str
+    eps_solver: str
+    check_solver: str | None
+    solve_options: dict = field(default_factory=dict)
+
+    @property
+    def betas(self):
+        """β = 1/n_beta, 2/n_beta, …, 1 (the grid of the authors' code)."""
+        return np.arange(1, self.n_beta + 1) / self.n_beta
+
+
+@dataclass
+class PointResult:
+    """What the β sweep of one representative point produced."""
+
+    index: int
+    selected: np.ndarray  # indices of f*⁽ⁱ⁾
+    relaxed: np.ndarray  # the LP solution of (9) at the chosen β
+    beta: float
+    eps_max: float
+    score: float
+    records: list
+    check_gap: float = np.nan  # largest |(9) objective − second solver's| / max(1, |objective|)
+    fallback: bool = False  # no rounding of any β was feasible
+
+
+_CACHE: dict = {}  # (M, α) -> (EpsilonMax, EpsilonConstraint): one cvxpy build per process
+
+
+def _subproblems(n_features, alpha):
+    key = (n_features, alpha)
+    if key not in _CACHE:
+        _CACHE.clear()
+        _CACHE[key] = (EpsilonMax(n_features, alpha), EpsilonConstraint(n_features, alpha))
+    return _CACHE[key]
+
+
+def _strip(record):
+    record.solution = {}  # keep certificate and timings; the N·n_beta vectors are not kept
+    return record
+
+
+def solve_point(i, a, b, X, y_enc, class_counts, cfg: LFSConfig, rng) -> PointResult:
+    """Lines 6–11 of Alg. 1 for representative point i."""
+    a = a / a.mean() if a.mean() > 0 else a  # both LPs are invariant to positive scaling
+    b = b / b.mean()
+    em, ec = _subproblems(X.shape[1], cfg.alpha)
+    em.set_data(b=b)
+    rec8 = em.solve(cfg.eps_solver, **cfg.solve_options)
+    eps_max = rec8.objective
+    ec.set_data(a, b)
+    records, candidates, gaps = [_strip(rec8)], [], []
+    for beta in cfg.betas:
+        ec.set_epsilon(beta * eps_max)
+        rec = ec.solve(cfg.solver, **cfg.solve_options)
+        if cfg.check_solver:
+            other = ec.solve(cfg.check_solver, **cfg.solve_options)
+            gaps.append(abs(rec.objective - other.objective) / max(1.0, abs(rec.objective)))
+        f = rec.solution["f"]
+        binary, _ = round_solution(f, a, b, ec.eps, cfg.alpha, cfg.n_rounding, rng, cfg.rounding)
+        candidates.append((beta, f, binary))
+        records.append(_strip(rec))
+    scored = {}
+    best = None
+    for beta, f, binary in candidates:
+        if binary is None:
+            continue
+        key = tuple(np.flatnonzero(binary))
+        if key not in scored:
+            scored[key] = local_performance(X[:, list(key)], y_enc, i, cfg.gamma, class_counts)
+        if best is None or scored[key][0] > best[0]:
+            best = (scored[key][0], beta, f, key)
+    fallback = best is None
+    if fallback:  # no β has a feasible rounding (rare): the largest entries of the smallest β's f
+        beta, f, _ = candidates[0]
+        size = min(cfg.alpha, max(1, int(np.sum(f >= 0.5))))
+        key = tuple(np.sort(np.argsort(-f, kind="stable")[:size]))
+        best = (local_performance(X[:, list(key)], y_enc, i, cfg.gamma, class_counts)[0], beta, f, key)
+    score, beta, f, key = best
+    return PointResult(i, np.array(key, dtype=int), f, float(beta), eps_max, float(score), records,
+                       max(gaps) if gaps else np.nan, fallback)
+
+
+def _solve_chunk(indices, A, B, X, y_enc, class_counts, cfg, seeds):
+    return [solve_point(i, a, b, X, y_enc, class_counts, cfg, np.random.default_rng(s))
+            for i, a, b, s in zip(indices, A, B, seeds)]
+
+
+class LFSFixedPoint(FixedPointMethod):
+    """The pieces of Alg. 1 for :class:`fsopt.driver.FixedPointDriver`."""
+
+    def __init__(self, X, y_enc, cfg: LFSConfig, seed: np.random.SeedSequence, n_jobs=None,
+                 progress=False):
+        self.X, self.y_enc, self.cfg = X, y_enc, cfg
+        self.class_counts = np.bincount(y_enc)
+        self.seed, self.n_jobs, self.progress = seed, n_jobs, progress
+        self.passes = 0
+        self.results: list[PointResult] = []
+
+    def initial_iterate(self):
+        return np.zeros(self.X.shape)
+
+    def statistics(self, iterate, active):
+        W = neighbour_weights(self.X, self.y_enc, iterate > 0.5, self.cfg.sigma)
+        return local_costs(self.X, self.y_enc, W)
+
+    def update(self, stats, iterate, active):
+        A, B = stats
+        N = self.X.shape[0]
+        self.passes += 1
+        # one seed per (pass, point): identical results for any n_jobs and chunking
+        seeds = [np.random.SeedSequence(self.seed.entropy, spawn_key=(self.passes, i)) for i in range(N)]
+        workers = effective_n_jobs(self.n_jobs)
+        chunks = np.array_split(np.arange(N), min(N, 4 * workers if workers > 1 else 10))
+        jobs = (delayed(_solve_chunk)(idx, A[idx], B[idx], self.X, self.y_enc, self.class_counts,
+                                      self.cfg, [seeds[i] for i in idx]) for idx in chunks)
+        results = []
+        bar = tqdm(total=N, desc=f"LFS pass {self.passes}", disable=not self.progress, leave=False)
+        for chunk in Parallel(n_jobs=workers, return_as="generator")(jobs):
+            results.extend(chunk)
+            bar.update(len(chunk))
+        bar.close()
+        self.results = sorted(results, key=lambda r: r.index)
+        new = np.zeros_like(iterate)
+        for r in self.results:
+            new[r.index, r.selected] = 1.0
+        records = [rec for r in self.results for rec in r.records]
+        return Step(new, records, float(np.mean([r.score for r in self.results])))
+
+    def distance(self, new, old):
+        """Number of (point, feature) memberships that changed."""
+        return float(np.abs(new - old).sum())
+
+    def round(self, iterate, active):
+        """Final stage: the boolean sets and their hypersphere radii (γ)."""
+        sets = iterate > 0.5
+        radius = np.empty(sets.shape[0])
+        same_size = self.class_counts[self.y_enc]
+        for i, s in enumerate(sets):
+            Xs = self.X[:, s]
+            dist = np.sqrt(((Xs - Xs[i]) ** 2).sum(axis=1))
+            radius[i] = sphere_radius(dist, self.y_enc == self.y_enc[i], self.cfg.gamma,
+                                      same_size[i], self.y_enc.size - same_size[i])
+        return sets, radius

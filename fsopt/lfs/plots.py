@@ -1,0 +1,27 @@
+"""Figures for LFS: share of points selecting each feature (Figs 5, 9) and the histogram of
+relaxed-vs-binary ℓ1 distances normalized by M (Fig. 10)."""
+from __future__ import annotations
+
+import numpy as np
+
+
+def plot_lfs(estimator, path=None):
+    """Two panels from a fitted :class:`fsopt.lfs.LFS`; returns the Figure."""
+    import matplotlib
+
+    matplotlib.use("Agg", force=False)
+    import matplotlib.pyplot as plt
+
+    fig, (ax_f, ax_d) = plt.subplots(1, 2, figsize=(11, 3.8))
+    share = 100 * estimator.fstar_.mean(axis=0)
+    ax_f.vlines(np.arange(share.size), 0, share, lw=0.8, color="0.3")
+    ax_f.set(xlabel="feature", ylabel="% of representative points", title="selected features",
+             xlim=(-0.5, share.size - 0.5))
+    dist = np.abs(estimator.f_relaxed_ - estimator.fstar_).sum(axis=1) / estimator.fstar_.shape[1]
+    ax_d.hist(dist, bins=20, weights=np.full(dist.size, 1.0 / dist.size), color="C0")
+    ax_d.set(xlabel=r"$\|f_\beta - f^*\|_1 / M$", ylabel="fraction of points",
+             title="relaxed vs binary (Fig. 10)")
+    fig.tight_layout()
+    if path is not None:
+        fig.savefig(path, dpi=120)
+    return fig
