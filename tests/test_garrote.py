@@ -24,7 +24,7 @@ def scipy_reference(Z, lam):
     return res.x, res.fun
 
 
-@pytest.mark.parametrize("solver", ["GRADIENT", "CLARABEL", "ECOS", "scs-tight"])
+@pytest.mark.parametrize("solver", ["GRADIENT", "LBFGSB", "CLARABEL", "ECOS", "scs-tight"])
 def test_form7_matches_independent_reference(Z, solver):
     sp = GarroteLogistic(lam=1.0, Z=Z)
     record = sp.solve(solver)
@@ -108,3 +108,12 @@ def test_lambda_is_a_parameter_no_rebuild(Z):
     record = sp.solve("CLARABEL")
     assert sp.problem is problem  # same cvxpy Problem, only the Parameter changed
     assert abs(record.objective - scipy_reference(Z, 2.0)[1]) <= 1e-6 * record.objective
+
+
+def test_lbfgsb_warm_start_is_used_and_reaches_the_same_optimum(Z):
+    sp = GarroteLogistic(lam=1.0, Z=Z)
+    cold = sp.solve("LBFGSB", tol=1e-9)
+    sp.warm_start = cold.solution["w"]
+    warm = sp.solve("LBFGSB", tol=1e-9)
+    assert warm.iterations < cold.iterations
+    assert abs(warm.objective - cold.objective) <= 1e-9 * cold.objective

@@ -130,3 +130,10 @@ def test_bad_input_is_rejected_before_any_work(X, y, params, error, match):
     with pytest.raises(error, match=match):
         est.fit(X, y)
     assert not hasattr(est, "weights_")
+
+
+def test_native_lbfgsb_fit_matches_the_gradient_reference(small_spiral):
+    X, y = small_spiral
+    ref = LOGO(solver="gradient-tight", theta=1e-4).fit(X, y).weights_
+    fast = LOGO(solver="LBFGSB", theta=1e-4).fit(X, y).weights_
+    assert np.max(np.abs(fast - ref)) / ref.max() <= 1e-3

@@ -25,6 +25,7 @@ class GarroteLogistic(Subproblem):
         self.lam = float(lam)
         self.beta = None if beta is None else float(beta)
         self.Z = None
+        self.warm_start = None  # a starting point native backends may use
         if Z is not None:
             self.set_margins(Z)
 

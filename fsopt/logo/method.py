@@ -25,6 +25,7 @@ class LogoFixedPoint(FixedPointMethod):
 
     def update(self, stats, iterate, active):
         self.subproblem.set_margins(stats)
+        self.subproblem.warm_start = iterate[active]
         record = self.subproblem.solve(self.solver, fallback=self.fallback, **self.solve_options)
         new = np.zeros_like(iterate)
         new[active] = record.solution["w"]
