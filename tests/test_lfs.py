@@ -175,3 +175,13 @@ def test_cli_runs_declared_problem(capsys):
                "--solver", "HIGHSPY"])
     out = capsys.readouterr().out
     assert rc == 0 and "test error" in out and "all certified: True" in out
+
+
+def test_three_classes(synthetic):
+    """Eq. (11) is per class: the three clusters as three classes are classified well above chance."""
+    X, _, c, *_ = synthetic
+    Xt, _, ct = make_lfs_synthetic(30, 30, 30, n_irrelevant=30, random_state=5, return_clusters=True)
+    est = LFS(alpha=2, random_state=0, **FAST).fit(X, c)
+    Xt = standardize(make_lfs_synthetic(n_irrelevant=30, random_state=0)[0], Xt)[1]  # fit's scaling
+    assert set(est.predict(Xt)) <= {0, 1, 2}
+    assert est.score(Xt, ct) >= 0.8

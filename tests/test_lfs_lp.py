@@ -132,3 +132,11 @@ def test_unknown_solver_lists_installed():
         EpsilonConstraint(5, 2).solve("NOSUCH")
     with pytest.raises(ValueError, match="cannot solve"):
         EpsilonConstraint(5, 2).solve("TOPK")
+
+
+@pytest.mark.parametrize("k", [1, 2, 5, 12])
+def test_sampled_patterns_are_the_distinct_draws(k):
+    p = np.random.default_rng(k).random(k)
+    got = candidate_patterns(p, 500, np.random.default_rng(1))
+    draws = np.random.default_rng(1).random((500, k)) < p
+    np.testing.assert_array_equal(got, np.unique(draws, axis=0))

@@ -76,10 +76,14 @@ def _strip(record):
     return record
 
 
+def _unit_mean(v):
+    m = v.mean()
+    return v / m if m > 0 else v
+
+
 def solve_point(i, a, b, X, y_enc, class_counts, cfg: LFSConfig, rng) -> PointResult:
     """Lines 6–11 of Alg. 1 for representative point i."""
-    a = a / a.mean() if a.mean() > 0 else a  # both LPs are invariant to positive scaling
-    b = b / b.mean()
+    a, b = _unit_mean(a), _unit_mean(b)  # (8), (9) and the rounding are invariant to this scaling
     em, ec = _subproblems(X.shape[1], cfg.alpha)
     em.set_data(b=b)
     rec8 = em.solve(cfg.eps_solver, **cfg.solve_options)
