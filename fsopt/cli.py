@@ -49,6 +49,18 @@ def _cmd_problems(args) -> int:
     return 0
 
 
+def _cmd_bench(args) -> int:
+    from . import bench
+
+    frame = bench.run(out=args.out, quick=args.quick, problem_names=args.problem,
+                      solvers=args.solver, timeout=args.timeout, n_jobs=args.jobs,
+                      dask=args.dask, progress=not args.quiet)
+    print(bench.summary(frame))
+    print(f"\n{len(frame)} solves; results in {args.out}/results.csv, results.parquet, "
+          f"time_vs_size.png, error_vs_time.png")
+    return 0
+
+
 def _cmd_run(args, clis) -> int:
     from .problems import get_problem
 
@@ -64,6 +76,16 @@ def build_parser(clis=None) -> argparse.ArgumentParser:
     sub.add_parser("solvers", help="list solver backends, capabilities and profiles")
     p = sub.add_parser("problems", help="list declared problems")
     p.add_argument("--method", default=None)
+    b = sub.add_parser("bench", help="solver comparison study: problems x solvers x sizes")
+    b.add_argument("--quick", action="store_true", help="small sizes, under a minute")
+    b.add_argument("--out", default="bench-results", help="output directory (resumable)")
+    b.add_argument("--problem", nargs="+", default=None, help="only these problems")
+    b.add_argument("--solver", nargs="+", default=None, help="only these solvers/profiles")
+    b.add_argument("--timeout", type=float, default=300.0, help="seconds per solve")
+    b.add_argument("--jobs", type=int, default=1, help="parallel solves (joblib)")
+    b.add_argument("--dask", default=None, metavar="ADDRESS",
+                   help="run on a dask.distributed scheduler ('local' starts a local cluster)")
+    b.add_argument("--quiet", action="store_true", help="no progress bar")
     run = sub.add_parser("run", help="fit a method on a declared problem")
     msub = run.add_subparsers(dest="method", required=True)
     for name, mod in sorted(clis.items()):
@@ -88,6 +110,8 @@ def main(argv=None) -> int:
             return _cmd_solvers(args)
         if args.command == "problems":
             return _cmd_problems(args)
+        if args.command == "bench":
+            return _cmd_bench(args)
         return _cmd_run(args, clis)
     except (ValueError, TypeError) as exc:
         print(f"fsopt: error: {exc}", file=sys.stderr)

@@ -38,10 +38,11 @@ class Problem:
     extra: dict = field(default_factory=dict)  # any other tables (protocols, splits ...)
     path: str = ""
 
-    def load(self, n_irrelevant=None, random_state=None, data_dir=None):
-        """``(X, y)`` for this problem; arguments override the file's values."""
+    def load(self, n_irrelevant=None, random_state=None, data_dir=None, **params):
+        """``(X, y)`` for this problem; arguments override the file's values (``params``
+        override the generator's keyword arguments)."""
         spec = dict(self.data)
-        kwargs = dict(spec.get("params", {}))
+        kwargs = dict(spec.get("params", {}), **params)
         k = spec.get("n_irrelevant", 0) if n_irrelevant is None else n_irrelevant
         seed = spec.get("random_state") if random_state is None else random_state
         if "generator" in spec:
@@ -53,6 +54,8 @@ class Problem:
                 return func(n_irrelevant=k, **kwargs)
             X, y = func(**kwargs)
         elif "dataset" in spec:
+            if params:
+                raise ValueError(f"problem {self.name}: a data set takes no generator parameters {params}")
             X, y = load_dataset(spec["dataset"], data_dir=data_dir)
         else:
             raise ValueError(f"problem {self.name} ({self.path}): [data] needs 'generator' or 'dataset'")
