@@ -36,7 +36,7 @@ def run(n_irrelevant, seed, n_jobs, check_solver):
            "overall": 100 * hit.mean(), "no_irrelevant": 100 * clean.mean(),
            "test_err": 100 * (1 - est.score(Xt, yt)), "n_lps": est.lp_check_["n_lps"],
            "certified": est.lp_check_["all_certified"], "max_resid": est.lp_check_["max_residual"],
-           "eps_gap": eps_gap, "obj_gap": est.lp_check_["max_objective_gap"],
+           "eps_gap": eps_gap, "obj_gap": est.lp_check_["max_objective_gap"] or np.nan,
            "l1_mean": dist.mean(), "l1_max": dist.max(), "fit_s": fit_time}
     return row
 
@@ -46,8 +46,9 @@ def main():
     parser.add_argument("--irrelevant", type=int, nargs="+", default=[100, 1000])
     parser.add_argument("--seeds", type=int, nargs="+", default=[0])
     parser.add_argument("--n-jobs", type=int, default=2)
-    parser.add_argument("--check-solver", default="CLARABEL")
+    parser.add_argument("--check-solver", default="CLARABEL", help='second LP solver, or "none"')
     args = parser.parse_args()
+    check = None if args.check_solver.lower() == "none" else args.check_solver
     print("k = irrelevant features; +, ◇, o, overall: % of points whose relevant features are exactly "
           "the expected ones; no_irrelevant: % also free of irrelevant features")
     head = (f"{'k':>5} {'seed':>4} {'+':>6} {'◇':>6} {'o':>6} {'overall':>7} {'no_irr':>6} {'test_err':>8} "
@@ -56,7 +57,7 @@ def main():
     print(head)
     for k in args.irrelevant:
         for seed in args.seeds:
-            r = run(k, seed, args.n_jobs, args.check_solver)
+            r = run(k, seed, args.n_jobs, check)
             print(f"{r['k']:>5} {r['seed']:>4} {r['+']:6.1f} {r['◇']:6.1f} {r['o']:6.1f} {r['overall']:7.1f} "
                   f"{r['no_irrelevant']:6.1f} {r['test_err']:8.2f} {r['n_lps']:>5} {str(r['certified']):>5} "
                   f"{r['max_resid']:9.1e} {r['eps_gap']:8.1e} {r['obj_gap']:10.1e} {r['l1_mean']:9.2e} "

@@ -31,11 +31,15 @@ def neighbour_weights(X, y, sets, sigma=1.0):
 
 
 def local_costs(X, y, W):
-    """a⁽ⁱ⁾ = Σ_{j same, j≠i} w_j⁽ⁱ⁾ Δ_j⁽ⁱ⁾ and b⁽ⁱ⁾ = Σ_{j other} w_j⁽ⁱ⁾ Δ_j⁽ⁱ⁾ (eqs 4–5), N×M each."""
-    A, B = np.empty_like(X), np.empty_like(X)
-    for i in range(X.shape[0]):
-        delta = (X - X[i]) ** 2  # Δ_j⁽ⁱ⁾, row j (row i is zero)
-        same = y == y[i]
-        A[i] = W[i, same] @ delta[same]
-        B[i] = W[i, ~same] @ delta[~same]
-    return A, B
+    """a⁽ⁱ⁾ = Σ_{j same, j≠i} w_j⁽ⁱ⁾ Δ_j⁽ⁱ⁾ and b⁽ⁱ⁾ = Σ_{j other} w_j⁽ⁱ⁾ Δ_j⁽ⁱ⁾ (eqs 4–5), N×M each.
+
+    Σ_j w_j (x_i − x_j)² = (Σ_j w_j) x_i² − 2 x_i (Σ_j w_j x_j) + Σ_j w_j x_j²: three matrix
+    products instead of N passes over N×M; round-off below zero is clipped (a, b ≥ 0).
+    """
+    same = y[:, None] == y[None, :]
+    X2 = X * X
+
+    def weighted(Wm):
+        return np.maximum(Wm.sum(axis=1)[:, None] * X2 - 2.0 * X * (Wm @ X) + Wm @ X2, 0.0)
+
+    return weighted(np.where(same, W, 0.0) * (1.0 - np.eye(len(y)))), weighted(np.where(same, 0.0, W))
