@@ -131,7 +131,7 @@ class FixedPointDriver:
                 bar.update(1)
                 bar.set_postfix(change=f"{change:.3g}", active=record.n_active)
                 stop = bool(self.callback(record, iterate)) if self.callback else False
-                if change < self.theta:
+                if change < self.theta or not active.any():  # nothing left to move: a fixed point
                     converged = True
                     break
                 if stop:

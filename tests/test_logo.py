@@ -137,3 +137,10 @@ def test_native_lbfgsb_fit_matches_the_gradient_reference(small_spiral):
     ref = LOGO(solver="gradient-tight", theta=1e-4).fit(X, y).weights_
     fast = LOGO(solver="LBFGSB", theta=1e-4).fit(X, y).weights_
     assert np.max(np.abs(fast - ref)) / ref.max() <= 1e-3
+
+
+def test_too_large_lambda_prunes_everything_and_says_so(small_spiral):
+    X, y = small_spiral
+    with pytest.warns(UserWarning, match="every weight is zero"):
+        est = LOGO(lam=1e4).fit(X, y)
+    assert est.converged_ and not est.get_support().any() and np.all(est.weights_ == 0)

@@ -1,6 +1,7 @@
 """``fsopt.LOGO``: the scikit-learn face of LOGO."""
 from __future__ import annotations
 
+import warnings
 from numbers import Integral, Real
 
 import numpy as np
@@ -89,6 +90,9 @@ class LOGO(SelectorMixin, BaseEstimator):
                                   prune_below=self.prune_below, callback=self.callback,
                                   progress=self.progress, desc="LOGO")
         result = driver.run(method)
+        if not np.any(result.iterate > 0):
+            warnings.warn(f"LOGO: every weight is zero (lam={self.lam:g} too large for these "
+                          f"margins?); no feature is selected", UserWarning, stacklevel=2)
         self.weights_ = result.iterate
         self.history_ = result.history
         self.n_iter_ = result.n_iter
