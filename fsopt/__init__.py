@@ -1,10 +1,12 @@
 """fsopt: convex-optimization modeling framework for feature selection."""
 from .driver import FixedPointDriver, FixedPointMethod, Step
 from .exceptions import SolverFailed
+from .lfs import LFS
 from .logo import LOGO, GarroteLogistic
+from .nmmkl import NMMKL
 from .subproblem import CertificateWarning, SolveRecord, Subproblem
 
 __version__ = "0.1.0"
 
-__all__ = ["LOGO", "GarroteLogistic", "FixedPointDriver", "FixedPointMethod", "Step",
-           "SolverFailed", "CertificateWarning", "SolveRecord", "Subproblem"]
+__all__ = ["LOGO", "NMMKL", "LFS", "GarroteLogistic", "FixedPointDriver", "FixedPointMethod",
+           "Step", "SolverFailed", "CertificateWarning", "SolveRecord", "Subproblem"]

@@ -61,6 +61,16 @@ def _cmd_bench(args) -> int:
     return 0
 
 
+def _cmd_verify(args) -> int:
+    from . import verify
+
+    results = verify.run(quick=args.quick, names=args.names)
+    failed = [r.check.name for r in results if not r.outcome.passed]
+    print(f"\n{len(results) - len(failed)}/{len(results)} checks passed"
+          + (f"; FAILED: {', '.join(failed)}" if failed else ""))
+    return 1 if failed else 0
+
+
 def _cmd_run(args, clis) -> int:
     from .problems import get_problem
 
@@ -86,6 +96,9 @@ def build_parser(clis=None) -> argparse.ArgumentParser:
     b.add_argument("--dask", default=None, metavar="ADDRESS",
                    help="run on a dask.distributed scheduler ('local' starts a local cluster)")
     b.add_argument("--quiet", action="store_true", help="no progress bar")
+    v = sub.add_parser("verify", help="check the papers' theorems numerically (PASS/FAIL)")
+    v.add_argument("--quick", action="store_true", help="small instances, under a minute")
+    v.add_argument("names", nargs="*", help="only checks whose name contains one of these")
     run = sub.add_parser("run", help="fit a method on a declared problem")
     msub = run.add_subparsers(dest="method", required=True)
     for name, mod in sorted(clis.items()):
@@ -112,6 +125,8 @@ def main(argv=None) -> int:
             return _cmd_problems(args)
         if args.command == "bench":
             return _cmd_bench(args)
+        if args.command == "verify":
+            return _cmd_verify(args)
         return _cmd_run(args, clis)
     except (ValueError, TypeError) as exc:
         print(f"fsopt: error: {exc}", file=sys.stderr)
