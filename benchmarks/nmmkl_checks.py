@@ -23,18 +23,11 @@ import pandas as pd
 
 from fsopt.datasets import load_dataset, standardize
 from fsopt.datasets.nmmkl_toy import make_nmmkl_toy
-from fsopt.nmmkl import NMMKL, exhaustive_search, svm_dual
+from fsopt.nmmkl import NMMKL
+from fsopt.nmmkl.checks import corollary3_table, random_problem, theorem6_table
 from fsopt.nmmkl.protocol import selected_accuracy, tune
 
 OUT = Path("bench-results")
-
-
-def random_problem(seed, N, d):
-    rng = np.random.default_rng(seed)
-    X = rng.standard_normal((N, d))
-    w = rng.standard_normal(d) * (rng.random(d) < 0.5)
-    y = np.where(X @ w + 0.5 * rng.standard_normal(N) > 0, 1, -1)
-    return X, y
 
 
 def toy(draws=30):
@@ -57,39 +50,14 @@ def toy(draws=30):
 
 
 def corollary3(n=10):
-    rows = []
-    for seed in range(n):
-        X, y = random_problem(100 + seed, N=80, d=10)
-        C, tau = [0.1, 1.0, 10.0][seed % 3], [0.1, 1.0][seed % 2]
-        est = NMMKL(10, C=C, tau=tau, solver_options={"tol": 1e-10}).fit(X, y)
-        omega, alpha = svm_dual(X, y, C, tau)
-        value = est.records_[0].objective
-        rows.append({"seed": seed, "C": C, "tau": tau, "value_qcqp": value, "omega_libsvm": omega,
-                     "rel_value_diff": abs(value - omega) / omega,
-                     "alpha_max_diff": float(np.abs(est.alpha_ - alpha).max())})
-    df = pd.DataFrame(rows)
+    df = corollary3_table(n)
     print(f"Corollary 3 (m = d, {n} problems N=80 d=10): max relative value difference "
-          f"{df.rel_value_diff.max():.1e}, max |alpha - alpha_libsvm| {df.alpha_max_diff.max():.1e}")
+          f"{df.rel_value_diff.max():.1e}, max |alpha - alpha_libsvm| / C {df.alpha_max_diff_over_C.max():.1e}")
     return df
 
 
 def theorem6(per_d=6):
-    rows = []
-    for d in (8, 10, 12):
-        for k in range(per_d):
-            seed = 1000 * d + k
-            X, y = random_problem(seed, N=40, d=d)
-            m = [2, d // 2, d - 2][k % 3]
-            est = NMMKL(m, C=1.0, tau=1.0).fit(X, y)
-            best, subset, values = exhaustive_search(X, y, m)
-            by_index = np.flatnonzero(est.partition_ == "A").tolist()
-            by_index += np.flatnonzero(est.partition_ == "B")[: m - len(by_index)].tolist()
-            rows.append({"d": d, "m": m, "seed": seed, "n_B": est.diagnostics_["n_B"],
-                         "ratio": values[tuple(np.flatnonzero(est.support_))] / best,
-                         "ratio_ties_by_index": values[tuple(sorted(by_index))] / best,
-                         "bound": est.bound_, "optimal_found": tuple(np.flatnonzero(est.support_)) == subset,
-                         **{k2: v for k2, v in est.diagnostics_.items() if not k2.startswith("n_")}})
-    df = pd.DataFrame(rows)
+    df = theorem6_table(per_d=per_d)
     print(f"Theorem 6 ({len(df)} problems, d in 8/10/12, N=40, C=tau=1): ratio <= bound in "
           f"{(df.ratio <= df.bound).sum()}/{len(df)}; ratio median {df.ratio.median():.3f} max {df.ratio.max():.3f}; "
           f"bound median {df.bound.median():.3g} min {df.bound.min():.3g} max {df.bound.max():.3g}; "
