@@ -24,6 +24,11 @@ from .rounding import round_solution
 from .weights import local_costs, neighbour_weights
 
 
+def beta_grid(n_beta):
+    """β = 1/n_beta, 2/n_beta, …, 1 for (9) (the grid of the authors' code)."""
+    return np.arange(1, n_beta + 1) / n_beta
+
+
 @dataclass(frozen=True)
 class LFSConfig:
     """Everything a worker needs besides the data."""
@@ -41,8 +46,7 @@ class LFSConfig:
 
     @property
     def betas(self):
-        """β = 1/n_beta, 2/n_beta, …, 1 (the grid of the authors' code)."""
-        return np.arange(1, self.n_beta + 1) / self.n_beta
+        return beta_grid(self.n_beta)
 
 
 @dataclass
