@@ -80,14 +80,15 @@ def _strip(record):
     return record
 
 
-def _unit_mean(v):
+def unit_mean(v):
+    """v scaled to unit mean ((8), (9) and the rounding are invariant to this scaling)."""
     m = v.mean()
     return v / m if m > 0 else v
 
 
 def solve_point(i, a, b, X, y_enc, class_counts, cfg: LFSConfig, rng) -> PointResult:
     """Lines 6–11 of Alg. 1 for representative point i."""
-    a, b = _unit_mean(a), _unit_mean(b)  # (8), (9) and the rounding are invariant to this scaling
+    a, b = unit_mean(a), unit_mean(b)  # (8), (9) and the rounding are invariant to this scaling
     em, ec = _subproblems(X.shape[1], cfg.alpha)
     em.set_data(b=b)
     rec8 = em.solve(cfg.eps_solver, **cfg.solve_options)
