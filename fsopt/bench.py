@@ -8,7 +8,8 @@ A problem takes part when its TOML file has a ``[bench]`` table::
     quick_sizes = [20, 200]        # used by --quick
     reference = "clarabel-tight"   # high-accuracy solver for error_to_reference
 
-and its method package has ``bench.subproblems(problem, X, y) -> {kind: Subproblem}``.  Every
+and its method package has ``bench.subproblems(problem, X, y) -> {kind: Subproblem}`` (or the
+table names another hook, ``subproblems = "module:function"``, found beside the problem file).  Every
 installed backend and every profile in ``solvers/`` that can solve a kind is run on it.  Each
 solve runs in its own process (a per-solve timeout and the peak memory of that process);
 cells already in ``results.jsonl`` are not rerun.
@@ -20,6 +21,7 @@ import importlib
 import json
 import multiprocessing
 import resource
+import sys
 import time
 import traceback
 from dataclasses import dataclass
@@ -59,8 +61,18 @@ def _instance(problem, size):
     bench = problem.extra["bench"]
     knob = bench.get("size", "n_irrelevant")
     X, y = problem.load(**{knob: int(size)}) if knob != "n_irrelevant" else problem.load(n_irrelevant=int(size))
-    hook = importlib.import_module(f"fsopt.{problem.method}.bench")
-    return hook.subproblems(problem, X, y)
+    return _hook(problem)(problem, X, y)
+
+
+def _hook(problem):
+    """``[bench] subproblems = "module:function"`` (a module beside the problem file is found),
+    else ``fsopt.<method>.bench:subproblems``."""
+    target = problem.extra["bench"].get("subproblems", f"fsopt.{problem.method}.bench:subproblems")
+    module, _, attr = target.partition(":")
+    folder = str(Path(problem.path).parent)
+    if folder not in sys.path and (Path(folder) / f"{module.split('.')[0]}.py").exists():
+        sys.path.append(folder)
+    return getattr(importlib.import_module(module), attr)
 
 
 def _solvers_for(subproblem, solvers=None):

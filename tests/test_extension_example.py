@@ -1,0 +1,41 @@
+"""The documented extension (examples/elastic_net_logo.py) works with the unchanged framework."""
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from scipy.optimize import minimize
+
+from fsopt import bench
+from fsopt.datasets.spiral import make_spiral
+from fsopt.margins import expected_margins
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+sys.path.insert(0, str(EXAMPLES))
+elastic = pytest.importorskip("elastic_net_logo")
+
+
+def test_subproblem_matches_an_independent_solver():
+    X, y = make_spiral(50, 6, random_state=0)
+    sp = elastic.ElasticNetGarrote(lam=1.0, mu=0.5, Z=expected_margins(X, y, np.ones(8), 2.0))
+    record = sp.solve("CLARABEL")
+    ref = minimize(lambda w: sp.objective({"w": w}), np.ones(8), jac=sp.gradient, method="L-BFGS-B",
+                   bounds=[(0, None)] * 8, options={"ftol": 1e-15, "gtol": 1e-11})
+    assert record.certified and abs(record.objective - ref.fun) <= 1e-6 * ref.fun
+    assert sp.certificate({"w": ref.x * 1.2 + 0.05})["residual"] > 1e-3  # the certificate can fail
+
+
+def test_driver_runs_the_extension_and_finds_the_spiral():
+    X, y = make_spiral(230, 20, random_state=0)
+    result = elastic.fit(X, y, mu=0.1)
+    assert result.converged and set(np.argsort(result.iterate)[-2:]) == {0, 1}
+    assert result.iterate[2:].max() < 0.01 * result.iterate.max()
+
+
+def test_bench_runs_the_extension(tmp_path, monkeypatch):
+    monkeypatch.setenv("FSOPT_PROBLEMS_PATH", str(EXAMPLES))
+    frame = bench.run(out=tmp_path, quick=True, problem_names=["elastic_net_spiral"],
+                      solvers=["CLARABEL", "ECOS"], progress=False)
+    assert set(frame["kind"]) == {"garrote_elastic_net"} and len(frame) == 6
+    assert frame["status"].str.startswith("optimal").all()
+    assert frame["error_to_reference"].max() < 1e-6
