@@ -2,6 +2,7 @@
 
 QCQP dual (8) → LP primal recovery (15) → rounding (Algorithm 1, Theorem 5), with Theorem 6's bound.
 """
+from . import fast  # noqa: F401  (registers the MKLFAST backend)
 from .estimator import NMMKL
 from .method import NMMKLMethod, diagnostics
 from .qcqp import MKLDual
