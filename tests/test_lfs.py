@@ -64,13 +64,40 @@ def test_deterministic_for_any_n_jobs(synthetic):
     np.testing.assert_array_equal(a.radius_, b.radius_)
 
 
+def test_dask_cluster_matches_serial(synthetic):
+    """The per-point problems on a local dask.distributed cluster (backend="dask", and an active
+    joblib.parallel_config) give exactly the n_jobs=1 result."""
+    from dask.distributed import Client, LocalCluster, get_task_stream
+    from joblib import parallel_config
+
+    X, y, *_ = synthetic
+    X, y = X[::2, :12], y[::2]
+    serial = LFS(alpha=2, random_state=5, n_jobs=1).fit(X, y)
+    with LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=None) as cluster, \
+            Client(cluster) as client:
+        workers = set(cluster.scheduler_info["workers"])
+        with get_task_stream(client) as explicit:
+            dask = LFS(alpha=2, random_state=5, backend="dask").fit(X, y)
+        with parallel_config(backend="dask"), get_task_stream(client) as active:
+            ambient = LFS(alpha=2, random_state=5).fit(X, y)
+    for stream in (explicit, active):  # the per-point chunks ran on the cluster's workers
+        ran = [t["worker"] for t in stream.data if "_solve_chunk" in t["key"]]
+        assert ran and set(ran) <= workers
+    for est in (dask, ambient):
+        np.testing.assert_array_equal(est.fstar_, serial.fstar_)
+        np.testing.assert_array_equal(est.f_relaxed_, serial.f_relaxed_)
+        np.testing.assert_array_equal(est.beta_, serial.beta_)
+        np.testing.assert_array_equal(est.radius_, serial.radius_)
+
+
 def test_cvxpy_path_matches_direct_highs_and_second_solver(synthetic):
-    """The default cvxpy HiGHS path, with every (9) re-solved by Clarabel, gives the same sets as
-    the direct highspy backend."""
+    """The cvxpy HiGHS path for (8) and (9), with every (9) re-solved by Clarabel, gives the same
+    sets as the default direct highspy backend and the closed form of (8)."""
     X, y, *_ = synthetic
     X, y = X[::3, :10], y[::3]
-    ref = LFS(alpha=2, n_beta=8, random_state=3, **FAST).fit(X, y)
-    cv = LFS(alpha=2, n_beta=8, random_state=3, check_solver="CLARABEL").fit(X, y)
+    ref = LFS(alpha=2, n_beta=8, random_state=3).fit(X, y)
+    cv = LFS(alpha=2, n_beta=8, random_state=3, solver="HIGHS", eps_solver=None,
+             check_solver="CLARABEL").fit(X, y)
     np.testing.assert_array_equal(ref.fstar_, cv.fstar_)
     np.testing.assert_allclose(ref.eps_max_, cv.eps_max_, rtol=1e-9)
     assert cv.lp_check_["max_objective_gap"] < 1e-5

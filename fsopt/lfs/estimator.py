@@ -29,13 +29,20 @@ class LFS(ClassifierMixin, BaseEstimator):
     n_rounding : randomized-rounding trials R.
     rounding : "sample" (R seeded draws, the paper's definition) or "exact" (all roundings of the
         ≤ 2 fractional entries of a vertex; the R → ∞ limit).
-    solver : backend for (9): "HIGHS" (cvxpy), "HIGHSPY" (highspy directly, warm-started β
-        sweep, much faster), any LP-capable backend or a profile.
-    eps_solver : backend for (8); None = ``solver``; "TOPK" = the closed form.
+    solver : backend for (9): "HIGHSPY" (default: highspy directly, the β sweep warm-started
+        by dual simplex), "HIGHS" (HiGHS through cvxpy), any LP-capable backend or a profile.
+        The tests check that HIGHSPY and the cvxpy path select the same sets.
+    eps_solver : backend for (8): "TOPK" (default: the exact closed form, b ≥ 0 ⇒ 1 on the α
+        largest b_m), None = ``solver``, or any LP-capable backend.
     check_solver : if set, every (9) is solved again with this second solver and the largest
         relative objective difference is stored in ``lp_check_``.
     solver_options : common options (tol, max_iter, verbose) plus backend-specific ones.
-    n_jobs : joblib workers over representative points; results do not depend on it.
+    n_jobs : joblib workers over representative points; results do not depend on it.  None with
+        a dask backend = every dask worker.
+    backend : joblib backend of the per-point problems: None (joblib's active configuration,
+        so ``with joblib.parallel_config(backend="dask"): est.fit(X, y)`` runs on the dask
+        cluster of the current ``dask.distributed.Client``), "loky", "threading", "dask" (needs
+        a Client) or any registered joblib backend.  Results do not depend on it.
     random_state : seed of the rounding (None, an int or a RandomState).
     progress : show progress bars.
 
@@ -63,13 +70,14 @@ class LFS(ClassifierMixin, BaseEstimator):
         "check_solver": [str, None],
         "solver_options": [dict, None],
         "n_jobs": [Integral, None],
+        "backend": [str, None],
         "random_state": ["random_state"],
         "progress": ["boolean"],
     }
 
     def __init__(self, alpha=5, tau=2, gamma=0.2, sigma=1.0, n_beta=20, n_rounding=1000,
-                 rounding="sample", solver="HIGHS", eps_solver=None, check_solver=None,
-                 solver_options=None, n_jobs=None, random_state=None, progress=False):
+                 rounding="sample", solver="HIGHSPY", eps_solver="TOPK", check_solver=None,
+                 solver_options=None, n_jobs=None, backend=None, random_state=None, progress=False):
         self.alpha = alpha
         self.tau = tau
         self.gamma = gamma
@@ -82,6 +90,7 @@ class LFS(ClassifierMixin, BaseEstimator):
         self.check_solver = check_solver
         self.solver_options = solver_options
         self.n_jobs = n_jobs
+        self.backend = backend
         self.random_state = random_state
         self.progress = progress
 
@@ -101,7 +110,7 @@ class LFS(ClassifierMixin, BaseEstimator):
                         self.n_rounding, self.rounding, self.solver, eps_solver, self.check_solver,
                         dict(self.solver_options or {}))
         method = LFSFixedPoint(X, y_enc, cfg, _seed_sequence(self.random_state), self.n_jobs,
-                               self.progress)
+                               self.progress, self.backend)
         driver = FixedPointDriver(theta=0.0, max_iter=self.tau, progress=self.progress, desc="LFS")
         result = driver.run(method)
         self.fstar_, self.radius_ = result.rounding

@@ -11,10 +11,11 @@ pass's weights need binary sets; see ``rounding.py``.
 """
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass, field
 
 import numpy as np
-from joblib import Parallel, delayed, effective_n_jobs
+from joblib import Parallel, delayed, effective_n_jobs, parallel_config
 from tqdm.auto import tqdm
 
 from ..driver import FixedPointMethod, Step
@@ -135,10 +136,10 @@ class LFSFixedPoint(FixedPointMethod):
     """The pieces of Alg. 1 for :class:`fsopt.driver.FixedPointDriver`."""
 
     def __init__(self, X, y_enc, cfg: LFSConfig, seed: np.random.SeedSequence, n_jobs=None,
-                 progress=False):
+                 progress=False, backend=None):
         self.X, self.y_enc, self.cfg = X, y_enc, cfg
         self.class_counts = np.bincount(y_enc)
-        self.seed, self.n_jobs, self.progress = seed, n_jobs, progress
+        self.seed, self.n_jobs, self.progress, self.backend = seed, n_jobs, progress, backend
         self.passes = 0
         self.results: list[PointResult] = []
 
@@ -155,16 +156,18 @@ class LFSFixedPoint(FixedPointMethod):
         self.passes += 1
         # one seed per (pass, point): identical results for any n_jobs and chunking
         seeds = [np.random.SeedSequence(self.seed.entropy, spawn_key=(self.passes, i)) for i in range(N)]
-        workers = effective_n_jobs(self.n_jobs)
-        chunks = np.array_split(np.arange(N), min(N, 4 * workers if workers > 1 else 10))
-        jobs = (delayed(_solve_chunk)(idx, A[idx], B[idx], self.X, self.y_enc, self.class_counts,
-                                      self.cfg, [seeds[i] for i in idx]) for idx in chunks)
-        results = []
-        bar = tqdm(total=N, desc=f"LFS pass {self.passes}", disable=not self.progress, leave=False)
-        for chunk in Parallel(n_jobs=workers, return_as="generator")(jobs):
-            results.extend(chunk)
-            bar.update(len(chunk))
-        bar.close()
+        # backend None: joblib's active configuration (e.g. a parallel_config(backend="dask"))
+        with parallel_config(backend=self.backend) if self.backend else contextlib.nullcontext():
+            workers = effective_n_jobs(self.n_jobs)
+            chunks = np.array_split(np.arange(N), min(N, 4 * workers if workers > 1 else 10))
+            jobs = (delayed(_solve_chunk)(idx, A[idx], B[idx], self.X, self.y_enc, self.class_counts,
+                                          self.cfg, [seeds[i] for i in idx]) for idx in chunks)
+            results = []
+            bar = tqdm(total=N, desc=f"LFS pass {self.passes}", disable=not self.progress, leave=False)
+            for chunk in Parallel(n_jobs=workers, return_as="generator")(jobs):
+                results.extend(chunk)
+                bar.update(len(chunk))
+            bar.close()
         self.results = sorted(results, key=lambda r: r.index)
         new = np.zeros_like(iterate)
         for r in self.results:
