@@ -29,7 +29,7 @@ def test_form7_matches_independent_reference(Z, solver):
     sp = GarroteLogistic(lam=1.0, Z=Z)
     record = sp.solve(solver)
     w_ref, f_ref = scipy_reference(Z, 1.0)
-    assert record.status == "optimal"
+    assert record.status.startswith("optimal")  # optimal_inaccurate is used only if certified
     assert record.certified, record.certificate
     assert abs(record.objective - f_ref) <= 1e-6 * abs(f_ref)
     assert np.max(np.abs(record.solution["w"] - w_ref)) <= 1e-3 * w_ref.max()
@@ -83,7 +83,7 @@ def test_fallback_records_the_failed_attempt(Z, tmp_path, monkeypatch):
     monkeypatch.setenv("FSOPT_SOLVERS_PATH", str(tmp_path))
     sp = GarroteLogistic(lam=1.0, Z=Z)
     record = sp.solve("ecos-2iter", fallback=["CLARABEL"])
-    assert record.solver == "CLARABEL" and record.status == "optimal"
+    assert record.solver == "CLARABEL" and record.certified
     assert [a.solver for a in record.attempts] == ["ecos-2iter"]
     assert record.attempts[0].status != "optimal"
 
@@ -102,10 +102,10 @@ def test_gradient_backend_refuses_budget_form(Z):
 
 def test_lambda_is_a_parameter_no_rebuild(Z):
     sp = GarroteLogistic(lam=1.0, Z=Z)
-    sp.solve("CLARABEL")
+    sp.solve("clarabel-tight")
     problem = sp.problem
     sp.lam = 2.0
-    record = sp.solve("CLARABEL")
+    record = sp.solve("clarabel-tight")
     assert sp.problem is problem  # same cvxpy Problem, only the Parameter changed
     assert abs(record.objective - scipy_reference(Z, 2.0)[1]) <= 1e-6 * record.objective
 

@@ -8,7 +8,7 @@ as for the conic path.
 from __future__ import annotations
 
 import numpy as np
-from scipy.optimize import minimize
+from scipy.optimize import Bounds, minimize
 
 from ..solvers import NativeBackend, register_backend
 
@@ -34,7 +34,7 @@ class LBFGSB(NativeBackend):
             return float(loss.sum() + lam * w.sum()), grad
 
         res = minimize(fun, np.maximum(w0, 0.0), jac=True, method="L-BFGS-B",
-                       bounds=[(0.0, None)] * J,
+                       bounds=Bounds(0.0, np.inf),
                        options={"maxcor": memory, "gtol": tol, "ftol": 1e-15,
                                 "maxiter": 15000 if max_iter is None else max_iter})
         w = res.x

@@ -21,7 +21,8 @@ class LogoFixedPoint(FixedPointMethod):
         return np.ones(self.X.shape[1]) if self.w0 is None else np.asarray(self.w0, dtype=float)
 
     def statistics(self, iterate, active):
-        return expected_margins(self.X[:, active], self.y, iterate[active], self.sigma)
+        X = self.X if active.all() else self.X[:, active]  # no copy while nothing is pruned
+        return expected_margins(X, self.y, iterate[active], self.sigma)
 
     def update(self, stats, iterate, active):
         self.subproblem.set_margins(stats)
