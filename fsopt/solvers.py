@@ -76,7 +76,10 @@ class NativeBackend(Backend):
 
 
 class CvxpyBackend(Backend):
-    """A solver reached through ``cvxpy.Problem.solve(solver=...)``."""
+    """A solver reached through ``cvxpy.Problem.solve(solver=...)``; options declared by name."""
+
+    tol_options: tuple = ()  # keyword arguments that receive the common ``tol``
+    max_iter_options: tuple = ()  # ... and the common ``max_iter``
 
     def installed(self) -> bool:
         if not _importable("cvxpy"):
@@ -85,54 +88,44 @@ class CvxpyBackend(Backend):
 
         return self.name in cp.installed_solvers()
 
+    def _tol(self, tol):
+        return dict.fromkeys(self.tol_options, tol)
+
+    def _max_iter(self, n):
+        return dict.fromkeys(self.max_iter_options, n)
+
 
 class Clarabel(CvxpyBackend):
     name, package = "CLARABEL", "clarabel"
     cones = frozenset({LP, SOC, EXP})
     description = "interior point (Rust), LP/SOC/EXP/PSD"
-
-    def _tol(self, tol):
-        return {"tol_gap_abs": tol, "tol_gap_rel": tol, "tol_feas": tol}
-
-    def _max_iter(self, n):
-        return {"max_iter": n}
+    tol_options = ("tol_gap_abs", "tol_gap_rel", "tol_feas")
+    max_iter_options = ("max_iter",)
 
 
 class ECOS(CvxpyBackend):
     name, package = "ECOS", "ecos"
     cones = frozenset({LP, SOC, EXP})
     description = "interior point (C), LP/SOC/EXP"
-
-    def _tol(self, tol):
-        return {"abstol": tol, "reltol": tol, "feastol": tol}
-
-    def _max_iter(self, n):
-        return {"max_iters": n}
+    tol_options = ("abstol", "reltol", "feastol")
+    max_iter_options = ("max_iters",)
 
 
 class SCS(CvxpyBackend):
     name, package = "SCS", "scs"
     cones = frozenset({LP, SOC, EXP})
     description = "first-order splitting (ADMM), LP/SOC/EXP/PSD; low accuracy by default"
-
-    def _tol(self, tol):
-        return {"eps_abs": tol, "eps_rel": tol}
-
-    def _max_iter(self, n):
-        return {"max_iters": n}
+    tol_options = ("eps_abs", "eps_rel")
+    max_iter_options = ("max_iters",)
 
 
 class HiGHS(CvxpyBackend):
     name, package = "HIGHS", "highspy"
     cones = frozenset({LP})
     description = "simplex / interior point LP (C++)"
-
-    def _tol(self, tol):
-        return {"primal_feasibility_tolerance": tol, "dual_feasibility_tolerance": tol,
-                "ipm_optimality_tolerance": tol}
-
-    def _max_iter(self, n):
-        return {"simplex_iteration_limit": n, "ipm_iteration_limit": n}
+    tol_options = ("primal_feasibility_tolerance", "dual_feasibility_tolerance",
+                   "ipm_optimality_tolerance")
+    max_iter_options = ("simplex_iteration_limit", "ipm_iteration_limit")
 
 
 class MOSEK(CvxpyBackend):
@@ -146,18 +139,15 @@ class MOSEK(CvxpyBackend):
             return reason or "not listed by cvxpy.installed_solvers()"
         return _mosek_license_problem()
 
-    def _tol(self, tol):
-        return {"mosek_params": {"MSK_DPAR_INTPNT_CO_TOL_REL_GAP": tol,
-                                 "MSK_DPAR_INTPNT_CO_TOL_PFEAS": tol,
-                                 "MSK_DPAR_INTPNT_CO_TOL_DFEAS": tol}}
-
-    def _max_iter(self, n):
-        return {"mosek_params": {"MSK_IPAR_INTPNT_MAX_ITERATIONS": n}}
+    tol_options = ("MSK_DPAR_INTPNT_CO_TOL_REL_GAP", "MSK_DPAR_INTPNT_CO_TOL_PFEAS",
+                   "MSK_DPAR_INTPNT_CO_TOL_DFEAS")
+    max_iter_options = ("MSK_IPAR_INTPNT_MAX_ITERATIONS",)
 
     def translate(self, tol=None, max_iter=None, verbose=False, **extra):
+        """MOSEK takes its parameters in one ``mosek_params`` dict."""
         params = {}
-        params.update(self._tol(tol)["mosek_params"] if tol is not None else {})
-        params.update(self._max_iter(int(max_iter))["mosek_params"] if max_iter is not None else {})
+        params.update(self._tol(tol) if tol is not None else {})
+        params.update(self._max_iter(int(max_iter)) if max_iter is not None else {})
         params.update(extra.pop("mosek_params", {}))
         opts = dict(extra, verbose=bool(verbose))
         if params:
