@@ -7,9 +7,12 @@ A problem takes part when its TOML file has a ``[bench]`` table::
     sizes = [50, 500, 5000]
     quick_sizes = [20, 200]        # used by --quick
     reference = "clarabel-tight"   # high-accuracy solver for error_to_reference
+    quick_exclude = ["scs-tight"]  # solvers left out under --quick
 
 and its method package has ``bench.subproblems(problem, X, y) -> {kind: Subproblem}`` (or the
-table names another hook, ``subproblems = "module:function"``, found beside the problem file).  Every
+table names another hook, ``subproblems = "module:function"``, found beside the problem file).
+A hook may give a zero-argument callable instead of a Subproblem for a kind that is expensive to
+build; it is called only for the cells of that kind.  Every
 installed backend and every profile in ``solvers/`` that can solve a kind is run on it.  Each
 solve runs in its own process (a per-solve timeout and the peak memory of that process);
 cells already in ``results.jsonl`` are not rerun.
@@ -20,17 +23,19 @@ import contextlib
 import importlib
 import json
 import multiprocessing
+import os
 import resource
 import sys
 import time
 import traceback
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 COLUMNS = ["problem", "kind", "size", "solver", "options", "status", "objective", "certificate",
-           "error_to_reference", "compile_time", "solve_time", "iterations", "peak_memory"]
+           "certified", "error_to_reference", "compile_time", "solve_time", "iterations", "peak_memory"]
 
 
 @dataclass(frozen=True)
@@ -95,14 +100,22 @@ def plan(problem_names=None, solvers=None, quick=False) -> list[Cell]:
     for name, problem in _bench_problems(problem_names).items():
         bench = problem.extra["bench"]
         sizes = bench.get("quick_sizes" if quick else "sizes", bench.get("sizes", []))
+        skip = set(bench.get("quick_exclude", [])) if quick else set()
         prototypes = _instance(problem, min(sizes))
-        for kind, sp in prototypes.items():
-            for solver in _solvers_for(sp, solvers):
+        for kind, entry in prototypes.items():
+            sp = _materialize(entry)
+            for solver in [s for s in _solvers_for(sp, solvers) if s not in skip]:
                 cells += [Cell(name, kind, int(s), solver) for s in sizes]
             ref = bench.get("reference")
             if ref and ref not in _solvers_for(sp, solvers):
                 cells += [Cell(name, kind, int(s), ref) for s in sizes]
     return cells
+
+
+def _materialize(entry):
+    from .subproblem import Subproblem
+
+    return entry if isinstance(entry, Subproblem) else entry()
 
 
 def run_cell(cell: Cell, timeout: float) -> dict:
@@ -116,7 +129,8 @@ def run_cell(cell: Cell, timeout: float) -> dict:
     if multiprocessing.current_process().daemon:  # e.g. a daemonic dask worker: no children
         return _solve_cell(cell)
     receive, send = ctx.Pipe(duplex=False)
-    proc = ctx.Process(target=_child, args=(cell, send))
+    env = {k: v for k, v in os.environ.items() if k.startswith("FSOPT_")}  # the fork server's are stale
+    proc = ctx.Process(target=_child, args=(cell, send, env))
     t0 = time.perf_counter()
     proc.start()
     send.close()
@@ -135,7 +149,10 @@ def run_cell(cell: Cell, timeout: float) -> dict:
     return row
 
 
-def _child(cell, conn):
+def _child(cell, conn, env):
+    for key in [k for k in os.environ if k.startswith("FSOPT_") and k not in env]:
+        del os.environ[key]
+    os.environ.update(env)
     conn.send(_solve_cell(cell))
     conn.close()
 
@@ -143,12 +160,16 @@ def _child(cell, conn):
 def _solve_cell(cell: Cell) -> dict:
     from .exceptions import SolverFailed
     from .problems import get_problem
+    from .subproblem import CertificateWarning
 
     try:
-        sp = _instance(get_problem(cell.problem), cell.size)[cell.kind]
-        record = sp.solve(cell.solver)
+        sp = _materialize(_instance(get_problem(cell.problem), cell.size)[cell.kind])
+        with warnings.catch_warnings():  # an uncertified solve is a row with certified=False
+            warnings.simplefilter("ignore", CertificateWarning)
+            record = sp.solve(cell.solver)
         row = _row(cell, status=record.status, objective=record.objective,
-                   certificate=record.residual, compile_time=record.compile_time,
+                   certificate=record.residual, certified=record.certified,
+                   compile_time=record.compile_time,
                    solve_time=record.solve_time, iterations=record.iterations,
                    options=json.dumps(record.options, default=str, sort_keys=True))
     except SolverFailed as exc:
@@ -166,7 +187,7 @@ def _solve_cell(cell: Cell) -> dict:
 def _row(cell, **values):
     row = dict.fromkeys(COLUMNS, np.nan)
     row.update(problem=cell.problem, kind=cell.kind, size=int(cell.size), solver=cell.solver,
-               options="", iterations=None)
+               options="", iterations=None, certified=False)
     row.update(values)
     return row
 
@@ -229,7 +250,8 @@ def summary(frame) -> str:
     lines = []
     for (problem, kind), group in frame.groupby(["problem", "kind"]):
         solvers = sorted(group["solver"].unique())
-        lines.append(f"\n**{problem} / {kind}** — solve time s (error to reference; status if not optimal)\n")
+        lines.append(f"\n**{problem} / {kind}** — solve time s (error to reference; status if not "
+                     f"optimal; [uncertified] if the NumPy certificate exceeds its tolerance)\n")
         lines.append("| size | " + " | ".join(solvers) + " |")
         lines.append("|---" * (len(solvers) + 1) + "|")
         for size, rows in group.groupby("size"):
@@ -245,6 +267,8 @@ def summary(frame) -> str:
                     text += f" ({r['error_to_reference']:.1e})"
                 if not str(r["status"]).startswith("optimal"):
                     text += f" [{str(r['status'])[:30]}]"
+                elif not r["certified"]:
+                    text += " [uncertified]"
                 cells.append(text)
             lines.append(f"| {size} | " + " | ".join(cells) + " |")
     return "\n".join(lines)

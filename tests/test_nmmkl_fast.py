@@ -40,7 +40,7 @@ def test_bench_hook_builds_both_kinds_and_they_are_certified():
     kinds = subproblems(problem, *problem.load(n_irrelevant=20))
     assert set(kinds) == {"nmmkl_qcqp", "nmmkl_lp_recovery"}
     qcqp = kinds["nmmkl_qcqp"].solve("CLARABEL")
-    lp = kinds["nmmkl_lp_recovery"].solve("HIGHS")
+    lp = kinds["nmmkl_lp_recovery"]().solve("HIGHS")  # built lazily: it needs a reference dual
     assert qcqp.certified and lp.certified
     assert lp.solution["p"].sum() == pytest.approx(problem.params["n_features"], abs=1e-8)
     assert lp.solution["violation"] < 1e-4  # least violation of (16) left by the rounded bounds

@@ -14,15 +14,20 @@ REFERENCE = {"solver": "CLARABEL", "tol": 1e-10}
 
 
 def subproblems(problem, X, y):
-    """{kind: Subproblem} for one problem instance (the problem's m, C, τ; X standardized if asked)."""
+    """{kind: Subproblem or builder} for one problem instance (the problem's m, C, τ; X
+    standardized if asked); the LP is built only when asked for (it needs a reference dual solve)."""
     if problem.data.get("standardize", True):
         X = standardize(X)
     params = problem.params
     y = np.where(y == np.max(y), 1.0, -1.0)
     dual = MKLDual(X, y, params.get("n_features", 10), params.get("C", 1.0), params.get("tau", 1.0))
+    return {"nmmkl_qcqp": dual, "nmmkl_lp_recovery": lambda: _recovery_lp(dual)}
+
+
+def _recovery_lp(dual):
     alpha = dual.solve(**REFERENCE).solution["alpha"]
     tau_i, s = dual.scores(alpha)
     part = partition(tau_i, dual.m)
     lp = PrimalRecoveryLP()
     lp.set_state(dual.Z, dual.y, alpha, s, part.A, part.C, dual.m, dual.C, dual.tau)
-    return {"nmmkl_qcqp": MKLDual(X, y, dual.m, dual.C, dual.tau), "nmmkl_lp_recovery": lp}
+    return lp
