@@ -20,6 +20,10 @@ def make_spiral(n_per_class=230, n_irrelevant=0, turns=1.5, noise=0.05, random_s
     sign = np.repeat([1.0, -1.0], n_per_class)
     xy = sign[:, None] * np.column_stack([r * np.cos(theta), r * np.sin(theta)])
     xy += noise * rng.standard_normal(xy.shape)
-    xy = (xy - xy.mean(axis=0)) / xy.std(axis=0)
-    X = np.hstack([xy, rng.standard_normal((2 * n_per_class, int(n_irrelevant)))])
+    X = np.empty((2 * n_per_class, 2 + int(n_irrelevant)))
+    X[:, :2] = (xy - xy.mean(axis=0)) / xy.std(axis=0)
+    rows = max(1, 2**24 // max(1, int(n_irrelevant)))  # fill in blocks: no second N×J copy
+    for start in range(0, X.shape[0], rows):  # same stream as one (N, k) draw
+        stop = min(X.shape[0], start + rows)
+        X[start:stop, 2:] = rng.standard_normal((stop - start, int(n_irrelevant)))
     return X, sign.astype(int)
