@@ -22,3 +22,10 @@ def test_unknown_solver_is_a_clean_error(capsys):
     assert main(["run", "logo", "--problem", "spiral", "--irrelevant", "2", "--solver", "NOPE",
                  "--quiet"]) == 2
     assert "unknown solver 'NOPE'; installed:" in capsys.readouterr().err
+
+
+def test_run_nmmkl_toy_writes_its_figure(tmp_path, capsys):
+    plot = tmp_path / "nmmkl.png"
+    assert main(["run", "nmmkl", "--problem", "nmmkl_toy", "--m", "2", "--plot", str(plot)]) == 0
+    out = capsys.readouterr().out
+    assert "selected" in out and plot.stat().st_size > 10_000

@@ -59,4 +59,9 @@ def run(args, problem, X, y) -> int:
         print(f"  {r.subproblem:18} {r.solver:9} {r.status:10} compile {r.compile_time:.3f} s "
               f"solve {r.solve_time:.3f} s  certificate {r.residual:.2e} ({'ok' if r.certified else 'NOT certified'})")
     print(f"total fit time {total:.2f} s")
+    if args.plot:
+        from .plots import plot_nmmkl
+
+        plot_nmmkl(est, args.plot, names=[names[k] for k in keep] if names else None)
+        print(f"figure written to {args.plot}")
     return 0
