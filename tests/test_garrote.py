@@ -117,3 +117,15 @@ def test_lbfgsb_warm_start_is_used_and_reaches_the_same_optimum(Z):
     warm = sp.solve("LBFGSB", tol=1e-9)
     assert warm.iterations < cold.iterations
     assert abs(warm.objective - cold.objective) <= 1e-9 * cold.objective
+
+
+def test_lbfgsb_working_set_is_exact_on_the_full_problem():
+    X, y = make_spiral(60, 2500, random_state=4)
+    sp = GarroteLogistic(lam=1.0, Z=expected_margins(X, y, np.ones(X.shape[1]), 2.0))
+    from fsopt.logo.lbfgsb import LBFGSB
+
+    sol_ws, status, _ = LBFGSB().solve(sp, working_set=True, tol=1e-8)
+    ref = sp.solve("clarabel-tight")
+    assert status == "optimal" and sp.certificate(sol_ws)["residual"] <= 1e-6
+    assert abs(sp.objective(sol_ws) - ref.objective) <= 1e-7 * ref.objective
+    assert np.max(np.abs(sol_ws["w"] - ref.solution["w"])) <= 1e-4 * ref.solution["w"].max()
