@@ -126,6 +126,6 @@ def test_lbfgsb_working_set_is_exact_on_the_full_problem():
 
     sol_ws, status, _ = LBFGSB().solve(sp, working_set=True, tol=1e-8)
     ref = sp.solve("clarabel-tight")
-    assert status == "optimal" and sp.certificate(sol_ws)["residual"] <= 1e-6
+    assert status.startswith("optimal") and sp.certificate(sol_ws)["residual"] <= 1e-6
     assert abs(sp.objective(sol_ws) - ref.objective) <= 1e-7 * ref.objective
     assert np.max(np.abs(sol_ws["w"] - ref.solution["w"])) <= 1e-4 * ref.solution["w"].max()
