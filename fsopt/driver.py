@@ -92,17 +92,22 @@ class FixedPointDriver:
     ----------
     theta : stop when θ_t = ``method.distance(new, old)`` < theta (Alg. 1 of LOGO; 0 runs max_iter).
     max_iter : at most this many outer iterations.
-    prune_below : for a 1-D iterate, features whose value falls below this are removed from
-        later iterations and fixed at 0 (LOGO: 1e-8).  ``None`` disables pruning.
+    prune_below : for a 1-D iterate, features whose value stays below this for ``prune_patience``
+        consecutive iterations are removed from later iterations and fixed at 0 (LOGO: 1e-8).
+        ``None`` disables pruning.
+    prune_patience : iterations below ``prune_below`` before a feature is removed.  With exact
+        subproblem solvers a feature can be exactly 0 at one iteration and come back at the next
+        (measured: a relevant spiral feature at J=10⁵), so the default waits for two.
     callback : ``callback(iteration: Iteration, iterate)``; returning True stops the run.
     progress : show a tqdm bar.
     """
 
-    def __init__(self, theta=0.01, max_iter=50, prune_below=None,
+    def __init__(self, theta=0.01, max_iter=50, prune_below=None, prune_patience=2,
                  callback: Callable | None = None, progress=False, desc="fixed point"):
         self.theta = theta
         self.max_iter = max_iter
         self.prune_below = prune_below
+        self.prune_patience = prune_patience
         self.callback = callback
         self.progress = progress
         self.desc = desc
@@ -111,6 +116,7 @@ class FixedPointDriver:
         iterate = np.array(method.initial_iterate(), dtype=float)
         active = np.ones(iterate.shape[0] if iterate.ndim == 1 else iterate.shape[-1], dtype=bool)
         history, converged = [], False
+        below = np.zeros(active.shape, dtype=int)  # consecutive iterations under prune_below
         bar = tqdm(total=self.max_iter, desc=self.desc, disable=not self.progress, leave=False)
         try:
             for t in range(1, self.max_iter + 1):
@@ -122,7 +128,8 @@ class FixedPointDriver:
                 new = np.array(step.iterate, dtype=float)
                 change = method.distance(new, iterate)
                 if self.prune_below is not None and new.ndim == 1:
-                    active = active & (new >= self.prune_below)
+                    below = np.where(new < self.prune_below, below + 1, 0)
+                    active = active & (below < self.prune_patience)
                     new[~active] = 0.0
                 record = Iteration(t, change, step.objective, int(active.sum()), t1 - t0, t2 - t1,
                                    step.records)

@@ -30,7 +30,8 @@ class LOGO(SelectorMixin, BaseEstimator):
     fallback : solvers tried in turn when ``solver`` fails; each attempt is kept in the history.
     theta : stop when ‖w⁽ᵗ⁾ − w⁽ᵗ⁻¹⁾‖₂ < θ on the raw weights (paper: 0.01).
     max_iter : at most this many outer iterations.
-    prune_below : weights below this are fixed at 0 for the rest of the run (paper: 1e-8).
+    prune_below : weights below this for ``prune_patience`` consecutive outer iterations are fixed
+        at 0 for the rest of the run (paper: 1e-8).
     threshold : get_support keeps features whose weight / max weight exceeds this (paper: 0.01).
     w0 : initial weights (default all ones), nonnegative, not all zero.
     solver_options : common options ``tol``, ``max_iter``, ``verbose`` plus backend-specific ones.
@@ -53,6 +54,7 @@ class LOGO(SelectorMixin, BaseEstimator):
         "theta": [Interval(Real, 0, None, closed="left")],
         "max_iter": [Interval(Integral, 1, None, closed="left")],
         "prune_below": [Interval(Real, 0, None, closed="left"), None],
+        "prune_patience": [Interval(Integral, 1, None, closed="left")],
         "threshold": [Interval(Real, 0, 1, closed="left")],
         "w0": ["array-like", None],
         "solver_options": [dict, None],
@@ -61,8 +63,8 @@ class LOGO(SelectorMixin, BaseEstimator):
     }
 
     def __init__(self, sigma=2.0, lam=1.0, beta=None, solver="gradient", fallback=(), theta=0.01,
-                 max_iter=50, prune_below=1e-8, threshold=0.01, w0=None, solver_options=None,
-                 callback=None, progress=False):
+                 max_iter=50, prune_below=1e-8, prune_patience=2, threshold=0.01, w0=None,
+                 solver_options=None, callback=None, progress=False):
         self.sigma = sigma
         self.lam = lam
         self.beta = beta
@@ -71,6 +73,7 @@ class LOGO(SelectorMixin, BaseEstimator):
         self.theta = theta
         self.max_iter = max_iter
         self.prune_below = prune_below
+        self.prune_patience = prune_patience
         self.threshold = threshold
         self.w0 = w0
         self.solver_options = solver_options
@@ -87,7 +90,8 @@ class LOGO(SelectorMixin, BaseEstimator):
         method = LogoFixedPoint(X, y, self.sigma, subproblem, self.solver, self.fallback,
                                 self.solver_options, w0)
         driver = FixedPointDriver(theta=self.theta, max_iter=self.max_iter,
-                                  prune_below=self.prune_below, callback=self.callback,
+                                  prune_below=self.prune_below,
+                                  prune_patience=self.prune_patience, callback=self.callback,
                                   progress=self.progress, desc="LOGO")
         result = driver.run(method)
         if not np.any(result.iterate > 0):
