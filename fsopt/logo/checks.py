@@ -82,13 +82,13 @@ def sigma_infinity(quick: bool) -> Outcome:
 @check("LOGO sample complexity", "samples needed to recover the spiral grow ~ logarithmically in J")
 def sample_complexity(quick: bool) -> Outcome:
     Js = [10, 100, 1000] if quick else [10, 100, 1000, 10000]
-    grid = [60, 90, 135, 200] if quick else [30, 40, 50, 60, 75, 90, 110, 135, 165, 200, 250]
+    grid = [60, 90, 135, 200, 300] if quick else [30, 40, 50, 60, 75, 90, 110, 135, 165, 200, 250, 300, 400]
     seeds = range(3 if quick else 7)
     needed = []
     for J in Js:
         n_found = np.nan
         for n in grid:
-            hits = sum(_recovered(LOGO(solver="LBFGSB", theta=0.05, max_iter=15).fit(*make_spiral(n, J, random_state=s)))
+            hits = sum(_recovered(LOGO(solver="LBFGSB").fit(*make_spiral(n, J, random_state=s)))
                        for s in seeds)
             if hits > len(seeds) / 2:
                 n_found = n
