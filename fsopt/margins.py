@@ -5,7 +5,8 @@ Misses pool every other class, which is the multiclass margin of eq. (20); for t
 the binary margin.  The O(N²J) part is a compiled kernel (numba): one pass over sample pairs,
 each |x_n − x_i| computed once for both rows, column blocks spread over the cores, no N×N×J
 array; the distances likewise (rows paired so both cores get equal work).  float32 input is
-kept in float32 (opt-in: half the memory); anything else is computed in float64.
+kept in float32 (opt-in: half the memory; z̄ agrees with float64 to 1e-4 of its largest entry,
+tested); anything else is computed in float64.
 """
 from __future__ import annotations
 

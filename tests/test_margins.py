@@ -58,3 +58,13 @@ def test_infinite_sigma_gives_uniform_probabilities(rng):
     P_hit, P_miss = neighbor_probabilities(weighted_manhattan(X, np.ones(2)), y, sigma=np.inf)
     assert np.allclose(P_hit[0, 1:4], 1 / 3) and np.allclose(P_miss[0, 4:], 1 / 5)
     assert P_hit[0, 0] == 0 and P_hit[0, 5] == 0
+
+
+def test_float32_statistics_agree_with_float64(rng):
+    X = rng.standard_normal((40, 300))
+    y = np.arange(40) % 2
+    w = rng.uniform(0, 1, 300)
+    Z64 = expected_margins(X, y, w, 2.0)
+    Z32 = expected_margins(X.astype(np.float32), y, w, 2.0)
+    assert Z32.dtype == np.float32
+    np.testing.assert_allclose(Z32, Z64, rtol=0, atol=1e-4 * np.abs(Z64).max())
