@@ -282,11 +282,17 @@ def plot(frame, out):
     import matplotlib.pyplot as plt
 
     groups = list(frame.groupby(["problem", "kind"]))
-    fig, axes = plt.subplots(1, len(groups), figsize=(5 * len(groups), 3.8), squeeze=False)
-    for ax, ((problem, kind), g) in zip(axes[0], groups):
+    solvers = sorted(frame["solver"].unique())
+    colour = {s: plt.cm.tab20(i % 20) for i, s in enumerate(solvers)}  # one colour per solver
+    ncols = min(3, len(groups))
+    nrows = -(-len(groups) // ncols)
+    fig, axes = plt.subplots(nrows, ncols, figsize=(5 * ncols, 3.8 * nrows), squeeze=False)
+    for ax in axes.flat[len(groups):]:
+        ax.set_visible(False)
+    for ax, ((problem, kind), g) in zip(axes.flat, groups):
         for solver, gs in g.groupby("solver"):
-            ok = gs[gs["status"].astype(str).str.startswith("optimal")]
-            ax.loglog(ok["size"], ok["solve_time"], "o-", label=solver)
+            ok = gs[gs["status"].astype(str).str.startswith("optimal")].sort_values("size")
+            ax.loglog(ok["size"], ok["solve_time"], "o-", color=colour[solver], label=solver)
         ax.set(title=f"{problem}: {kind}", xlabel="size", ylabel="solve time (s)")
         ax.legend(fontsize=7)
     fig.tight_layout()
@@ -295,7 +301,7 @@ def plot(frame, out):
     fig, ax = plt.subplots(figsize=(6, 4))
     for solver, gs in frame.groupby("solver"):
         err = gs["error_to_reference"].clip(lower=1e-16)
-        ax.loglog(gs["solve_time"], err, "o", label=solver)
+        ax.loglog(gs["solve_time"], err, "o", color=colour[solver], label=solver)
     ax.set(xlabel="solve time (s)", ylabel="relative objective error to reference",
            title="error vs time")
     ax.legend(fontsize=7)
