@@ -34,7 +34,7 @@ def main():
     X0, y = make_spiral(args.n_per_class, 10, random_state=0)
     expected_margins(X0, y, np.ones(X0.shape[1]), 2.0)  # compile the kernel once
     expected_margins(X0.astype(np.float32), y, np.ones(X0.shape[1]), 2.0)
-    print(f"| J | margins f64 (s) | margins f32 (s) | cdist pass (s) | f64 / cdist | f32 / cdist | max abs diff f32 | peak MiB |")
+    print("| J | margins f64 (s) | margins f32 (s) | cdist pass (s) | f64 / cdist | f32 / cdist | max abs diff f32 | peak MiB |")
     print("|---|---|---|---|---|---|---|---|")
     for J in args.J:
         X, _ = make_spiral(args.n_per_class, J - 2, random_state=0)

@@ -1,5 +1,4 @@
 """LFS subproblems (8), (9), their native backends and the rounding stage."""
-import warnings
 
 import numpy as np
 import pytest
