@@ -64,8 +64,7 @@ def _bench_problems(names=None):
 
 def _instance(problem, size):
     bench = problem.extra["bench"]
-    knob = bench.get("size", "n_irrelevant")
-    X, y = problem.load(**{knob: int(size)}) if knob != "n_irrelevant" else problem.load(n_irrelevant=int(size))
+    X, y = problem.load(**{bench.get("size", "n_irrelevant"): int(size)})
     return _hook(problem)(problem, X, y)
 
 

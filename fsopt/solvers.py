@@ -39,18 +39,8 @@ class Backend:
         return subproblem.cone in self.cones
 
     def translate(self, tol=None, max_iter=None, verbose=False, **extra) -> dict:
-        """Map fsopt's common options to this backend's keyword arguments."""
-        opts = dict(extra)
-        opts["verbose"] = bool(verbose)
-        opts.update(self._tol(tol) if tol is not None else {})
-        opts.update(self._max_iter(int(max_iter)) if max_iter is not None else {})
-        return opts
-
-    def _tol(self, tol):
-        return {}
-
-    def _max_iter(self, n):
-        return {}
+        """Map fsopt's common options (tol, max_iter, verbose) to this backend's arguments."""
+        raise NotImplementedError
 
 
 class NativeBackend(Backend):
@@ -87,6 +77,12 @@ class CvxpyBackend(Backend):
         import cvxpy as cp
 
         return self.name in cp.installed_solvers()
+
+    def translate(self, tol=None, max_iter=None, verbose=False, **extra) -> dict:
+        opts = dict(extra, verbose=bool(verbose))
+        opts.update(self._tol(tol) if tol is not None else {})
+        opts.update(self._max_iter(int(max_iter)) if max_iter is not None else {})
+        return opts
 
     def _tol(self, tol):
         return dict.fromkeys(self.tol_options, tol)

@@ -49,14 +49,6 @@ class SolveRecord:
     def residual(self) -> float:
         return self.certificate.get("residual", np.nan)
 
-    def as_row(self) -> dict:
-        """A flat dict (no arrays) for tables."""
-        row = {k: getattr(self, k) for k in ("subproblem", "solver", "status", "objective",
-                                             "solver_objective", "compile_time", "solve_time",
-                                             "iterations", "certified")}
-        row.update({f"cert_{k}": v for k, v in self.certificate.items()})
-        return row
-
 
 class Subproblem(ABC):
     """Base class of every convex subproblem."""

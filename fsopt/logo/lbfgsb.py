@@ -51,6 +51,7 @@ class LBFGSB(NativeBackend):
         if not use_set:
             res = _lbfgsb(Z, lam, w if warm is not None else np.ones(J), tol, max_iter, memory)
             w, iterations, rounds = res.x, int(res.nit), 1
+            g = full(w)[1]
         else:
             if np.count_nonzero(w) > J // 4:  # a dense start (w⁽⁰⁾ = 1): grow the set from w = 0
                 w = np.zeros(J)
@@ -73,7 +74,6 @@ class LBFGSB(NativeBackend):
                 rounds += 1
         if verbose:
             print(f"L-BFGS-B: {iterations} iterations in {rounds} working-set round(s)")
-        g = full(w)[1]
         residual = np.max(np.abs(np.minimum(w, g)), initial=0.0)
         if residual <= tol * max(1.0, w.max(initial=0.0)):
             status = "optimal"
