@@ -1,0 +1,36 @@
+"""The closed set of solve statuses: cvxpy's names plus fsopt's own.
+
+Every :class:`fsopt.subproblem.SolveRecord` and every row of ``fsopt bench`` carries one of these
+strings and nothing else; details (a solver's message, a residual) go to separate fields.
+"""
+from __future__ import annotations
+
+# cvxpy's statuses (cvxpy.settings), kept verbatim
+OPTIMAL = "optimal"
+OPTIMAL_INACCURATE = "optimal_inaccurate"
+INFEASIBLE = "infeasible"
+INFEASIBLE_INACCURATE = "infeasible_inaccurate"
+UNBOUNDED = "unbounded"
+UNBOUNDED_INACCURATE = "unbounded_inaccurate"
+INFEASIBLE_OR_UNBOUNDED = "infeasible_or_unbounded"
+USER_LIMIT = "user_limit"
+SOLVER_ERROR = "solver_error"
+
+# fsopt's own
+REJECTED_CERTIFICATE = "rejected_certificate"  # solver claimed success; the NumPy certificate failed
+TIMEOUT = "timeout"  # stopped by a wall-clock limit (fsopt bench)
+SKIPPED = "skipped"  # not run: solver cannot solve the kind, not installed, excluded (reason kept apart)
+ERROR = "error"  # an exception outside the solver (fsopt bench: the worker process failed)
+
+STATUSES = frozenset({
+    OPTIMAL, OPTIMAL_INACCURATE, INFEASIBLE, INFEASIBLE_INACCURATE, UNBOUNDED, UNBOUNDED_INACCURATE,
+    INFEASIBLE_OR_UNBOUNDED, USER_LIMIT, SOLVER_ERROR, REJECTED_CERTIFICATE, TIMEOUT, SKIPPED, ERROR,
+})
+SUCCESS = frozenset({OPTIMAL, OPTIMAL_INACCURATE})  # statuses that come with a solution to certify
+
+
+def check_status(status: str) -> str:
+    """``status`` itself if it belongs to the closed set, else a ValueError naming it."""
+    if status not in STATUSES:
+        raise ValueError(f"unknown solve status {status!r}; statuses are {sorted(STATUSES)}")
+    return status
