@@ -12,7 +12,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..driver import FixedPointDriver
 from ..solvers import resolve_solver
-from ..validation import check_data
+from ..validation import validate_fit
 from .garrote import GarroteLogistic
 from .method import LogoFixedPoint
 
@@ -43,6 +43,7 @@ class LOGO(SelectorMixin, BaseEstimator):
     weights_ : (n_features,) learned weights, 0 for pruned features.
     history_ : list of :class:`fsopt.driver.Iteration` (θ_t, objective, solve records).
     n_iter_, converged_ : outer iterations done, and whether θ_t < theta was reached.
+    n_features_in_, feature_names_in_ : as in scikit-learn (names when X is a DataFrame).
     """
 
     _parameter_constraints = {
@@ -82,7 +83,7 @@ class LOGO(SelectorMixin, BaseEstimator):
 
     def fit(self, X, y):
         self._validate_params()
-        X, y = check_data(X, y, min_classes=2, min_per_class=2)
+        X, y = validate_fit(self, X, y, accept_sparse=("csr", "csc"), min_per_class=2)
         subproblem = GarroteLogistic(lam=self.lam, beta=self.beta)
         for name in (self.solver, *self.fallback):
             resolve_solver(name, subproblem)
@@ -101,7 +102,6 @@ class LOGO(SelectorMixin, BaseEstimator):
         self.history_ = result.history
         self.n_iter_ = result.n_iter
         self.converged_ = result.converged
-        self.n_features_in_ = X.shape[1]
         return self
 
     def _check_w0(self, n_features):
@@ -127,4 +127,5 @@ class LOGO(SelectorMixin, BaseEstimator):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.target_tags.required = True
+        tags.input_tags.sparse = True  # CSR/CSC passed to the statistics as given
         return tags
