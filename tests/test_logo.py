@@ -115,7 +115,7 @@ GOOD_Y = np.array([0, 1] * 6)
     (np.where(np.eye(12, 3) == 1, np.inf, GOOD_X), GOOD_Y, {}, ValueError, "NaN or infinity"),
     (GOOD_X, np.zeros(12), {}, ValueError, "1 class"),
     (GOOD_X, np.array([0] * 11 + [1]), {}, ValueError, "class 1 has 1 sample"),
-    (GOOD_X, GOOD_Y[:10], {}, ValueError, "12 rows but y has 10"),
+    (GOOD_X, GOOD_Y[:10], {}, ValueError, r"inconsistent numbers of samples: \[12, 10\]"),
     (np.array([["a", "b"], ["c", "d"]] * 6), GOOD_Y, {}, TypeError, "numeric.*row 0, column 0"),
     (GOOD_X, GOOD_Y, {"sigma": 0.0}, ValueError, "'sigma' parameter"),
     (GOOD_X, GOOD_Y, {"sigma": -1.0}, ValueError, "'sigma' parameter"),
@@ -124,6 +124,10 @@ GOOD_Y = np.array([0, 1] * 6)
     (GOOD_X, GOOD_Y, {"solver": "MOSEK"}, ValueError, "MOSEK.*not available.*installed: .*CLARABEL"),
     (GOOD_X, GOOD_Y, {"solver": "HIGHS"}, ValueError, "cannot solve garrote_logistic.*CLARABEL"),
     (GOOD_X, GOOD_Y, {"w0": [1.0, -1.0, 1.0]}, ValueError, "w0 must be"),
+    (GOOD_X + 1j, GOOD_Y, {}, ValueError, "Complex data not supported"),
+    (GOOD_X, None, {}, ValueError, "requires y to be passed"),
+    (GOOD_X, GOOD_Y + 0.25 * np.arange(12), {}, ValueError, "Unknown label type: continuous"),
+    (np.array([[{"a": 1}] * 3] * 12, dtype=object), GOOD_Y, {}, TypeError, "numeric.*row 0, column 0"),
 ])
 def test_bad_input_is_rejected_before_any_work(X, y, params, error, match):
     est = LOGO(**params)
