@@ -13,6 +13,15 @@ import sys
 from .exceptions import SolverFailed
 
 
+def save_figure(fig, path) -> None:
+    """Write a method's Figure to ``path`` and release it: the library returns Figures, only the
+    command line writes files."""
+    import matplotlib.pyplot as plt
+
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
 def _method_clis() -> dict:
     import fsopt
 

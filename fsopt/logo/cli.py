@@ -15,6 +15,7 @@ def add_arguments(parser):
 def run(args, problem, X, y) -> int:
     from ..datasets import standardize
     from .estimator import LOGO
+    from ..cli import save_figure
     from .plots import plot_logo
 
     params = dict(problem.params)
@@ -49,6 +50,6 @@ def run(args, problem, X, y) -> int:
           f"+ solve {solve_t:.2f} s (+ overhead); worst KKT residual {worst:.2e}")
     if args.plot:
         relevant = [0, 1] if problem.name == "spiral" else None
-        plot_logo(est, args.plot, relevant=relevant)
+        save_figure(plot_logo(est, relevant=relevant), args.plot)
         print(f"figure written to {args.plot}")
     return 0
