@@ -76,7 +76,7 @@ def _as_float(X, what="X"):
     if sp.issparse(X):
         if X.dtype.kind not in "biuf":
             raise TypeError(f"sparse {what} must be numeric; got dtype {X.dtype}")
-        X = X.astype(np.float64)
+        X = X.astype(np.float64, copy=False)
         bad = ~np.isfinite(X.data)
         if bad.any():
             row, col = _sparse_position(X, int(np.flatnonzero(bad)[0]))
@@ -84,7 +84,7 @@ def _as_float(X, what="X"):
         return X
     if X.dtype.kind not in "biuf":
         try:
-            X = X.astype(np.float64)
+            X = X.astype(np.float64, copy=False)
         except (TypeError, ValueError) as exc:
             row, col = _first_non_numeric(X)
             raise TypeError(f"{what} must be numeric; entry at row {row}, column {col} is "
