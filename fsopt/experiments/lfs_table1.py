@@ -43,14 +43,14 @@ def run(X, y, dataset, *, quick=False, n_splits=None, random_state=0, progress=T
     n_irrelevant = 0 if microarray else (20 if quick else 100)
     n_splits = n_splits or (2 if quick else 10)
     alphas = [a for a in ([2, 5] if quick else ALPHAS) if a <= X.shape[1] + n_irrelevant]
-    n_folds, n_rounding = (2, 100) if quick else (3, 1000)
+    n_folds, n_rounding, n_beta = (2, 100, 10) if quick else (3, 1000, N_BETA)
     train_size = TRAIN_SIZE.get(dataset, 100 if len(y) > 150 else len(y) - 12)
     if quick:
         X = X[:, :200] if microarray else X
     paper = PAPER_TABLE1.get(dataset, (None, None))
     notes = [f"{n_splits} stratified random splits, {train_size} training rows, the rest for testing; "
              f"{n_irrelevant} irrelevant N(0,1) features drawn per split; z-scoring fitted on the training part.",
-             f"LFS: γ = 0.2, τ = 2, β grid 0.05, 0.10, …, 1 (n_beta = {N_BETA}), R = {n_rounding} roundings; "
+             f"LFS: γ = 0.2, τ = 2, β grid 1/n_beta, …, 1 with n_beta = {n_beta}, R = {n_rounding} roundings; "
              f"α over {alphas} chosen by {n_folds}-fold inner CV error on the training part.",
              "'min over α' is the paper's figure: the α with the lowest mean test error "
              "(optimistic: the test rows choose α).",
@@ -59,7 +59,7 @@ def run(X, y, dataset, *, quick=False, n_splits=None, random_state=0, progress=T
              f"Deviation: α grid {alphas} instead of every α in 1…30 (CPU); the paper's β grid also "
              "contains β = 0, which the estimator's grid 1/n_beta, …, 1 leaves out."]
     if quick:
-        notes.append(f"--quick: 2 splits, α ∈ {alphas}, 2-fold inner CV, R = 100"
+        notes.append(f"--quick: 2 splits, α ∈ {alphas}, 2-fold inner CV, R = 100, n_beta = 10"
                      + (", first 200 genes." if microarray else ", 20 irrelevant features."))
     elif n_splits < 10:
         notes.append(f"Scaled down: {n_splits} splits instead of the paper's 10 (shared CPU).")
@@ -70,7 +70,7 @@ def run(X, y, dataset, *, quick=False, n_splits=None, random_state=0, progress=T
     per_alpha, chosen, cv_err, fit_times, curves, base = [], [], [], [], Curves(), ([], [])
     for split, (train, test) in enumerate(tqdm(splits, desc=NAME, disable=not progress)):
         Xs = with_irrelevant(X, n_irrelevant, random_state, split)
-        lfs = LFS(n_beta=N_BETA, n_rounding=n_rounding, n_jobs=1, random_state=split)
+        lfs = LFS(n_beta=n_beta, n_rounding=n_rounding, n_jobs=1, random_state=split)
         pipe = Pipeline([("scale", make_scaler()), ("lfs", lfs)])
         t0 = time.perf_counter()
         search = GridSearchCV(pipe, {"lfs__alpha": alphas}, cv=inner_cv(n_folds, split), refit=False,
