@@ -119,3 +119,14 @@ def test_bad_input_is_refused_before_heavy_work(tmp_path, rng):
     for protocol in (nmmkl_uci, lfs_table1):
         with pytest.raises(ValueError, match="binary"):
             protocol.run(X, y, "three-class", quick=True, progress=False)
+
+
+def test_nmmkl_tune_scales_inside_the_cv_folds(scaler_fits):
+    # `fsopt run nmmkl --cv` used to z-score the whole data set before its CV: the scaler saw all rows.
+    from fsopt import NMMKL
+    from fsopt.datasets.nmmkl_toy import make_nmmkl_toy
+    from fsopt.nmmkl.protocol import tune
+
+    X, y = make_nmmkl_toy(n_samples=90, random_state=0)
+    tune(NMMKL(2), X, y, {"C": [0.1], "tau": [1.0]}, folds=3, scale=True, prefilter=2)
+    assert [len(rows) for rows in scaler_fits] == [60, 60, 60, 90]  # 3 folds, then the refit on all rows

@@ -14,12 +14,13 @@ def selected_accuracy(mask, X_train, y_train, X_test, y_test, C=1.0):
     return float((svm.predict(X_test[:, mask]) == y_test).mean())
 
 
-def tune(estimator, X, y, grid=None, folds=5, random_state=0, prefilter=None, scale=True):
+def tune(estimator, X, y, grid=None, folds=5, random_state=0, prefilter=None, scale=False):
     """Pick the estimator's C and τ by ``folds``-fold CV accuracy of [z-score → (Fisher prefilter)
     → estimator → linear SVM].
 
-    The z-scoring (``scale``) and the prefilter (the ``prefilter`` largest Fisher scores, §3.2) are
-    pipeline steps, so each CV fold fits them on its own training rows: pass X unscaled.  ``grid`` maps
+    With ``scale=True`` the z-scoring, and with ``prefilter`` the Fisher prefilter (the
+    ``prefilter`` largest Fisher scores, §3.2), are pipeline steps, so each CV fold fits them on its
+    own training rows: pass X unscaled then (``fsopt run nmmkl --cv`` does).  ``grid`` maps
     "C" / "tau" to candidate lists (default :data:`DEFAULT_GRID`).  Returns the estimator with the
     best values set (unfitted) and the chosen values.
     """
