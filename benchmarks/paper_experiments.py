@@ -11,8 +11,8 @@ from pathlib import Path
 
 from fsopt.experiments import run_experiment
 
-RUNS = [("logo-microarray", "colon", 10), ("logo-uci", "heart", 3), ("logo-uci", "twonorm", 3),
-        ("nmmkl-uci", "sonar", 5), ("nmmkl-uci", "wdbc", 3), ("lfs-table1", "sonar", 3)]
+RUNS = [("logo-microarray", "colon", 24), ("logo-uci", "heart", 3), ("logo-uci", "twonorm", 3),
+        ("nmmkl-uci", "sonar", 4), ("lfs-table1", "sonar", 3)]
 
 
 def main(argv=None):
