@@ -59,7 +59,7 @@ def run(X, y, dataset, *, quick=False, n_splits=None, random_state=0, progress=T
              f"Deviation: α grid {alphas} instead of every α in 1…30 (CPU); the paper's β grid also "
              "contains β = 0, which the estimator's grid 1/n_beta, …, 1 leaves out."]
     if quick:
-        notes.append(f"--quick: 2 splits, α ∈ {alphas}, 2-fold inner CV, R = 100, n_beta = 10"
+        notes.append(f"--quick: {n_splits} splits, α ∈ {alphas}, 2-fold inner CV, R = 100, n_beta = 10"
                      + (", first 200 genes." if microarray else ", 20 irrelevant features."))
     elif n_splits < 10:
         notes.append(f"Scaled down: {n_splits} splits instead of the paper's 10 (shared CPU).")

@@ -43,7 +43,7 @@ def run(X, y, dataset, *, quick=False, n_splits=None, random_state=0, progress=T
              "Deviation: RBF SVM with scikit-learn defaults (C = 1, gamma = 'scale'); the paper "
              "tuned the SVM by 10-fold CV on the original training features."]
     if quick:
-        notes.append("--quick: 200 irrelevant features, 2 splits, LOGO max_iter = 5.")
+        notes.append(f"--quick: 200 irrelevant features, {n_splits} splits, LOGO max_iter = 5.")
     if n_splits < 10 and not quick:
         notes.append(f"Scaled down: {n_splits} splits instead of the paper's 10 (shared CPU).")
     splits = random_splits(y, n_splits, train_size, random_state)

@@ -90,7 +90,7 @@ def run(X, y, dataset, *, quick=False, n_splits=None, random_state=0, progress=T
              "The paper reports accuracy; its figures are shown as error = 100 − accuracy (std unchanged).",
              "Deviation: the paper's grid for C and τ is not stated; ANOVA F and ReliefF are not in the paper."]
     if quick:
-        notes.append("--quick: 2 splits, m = 5, grid C ∈ {0.1, 1}, τ = 1, 3-fold inner CV.")
+        notes.append(f"--quick: {n_splits} splits, m = 5, grid C ∈ {{0.1, 1}}, τ = 1, 3-fold inner CV.")
     elif n_splits < 30:
         notes.append(f"Scaled down: {n_splits} splits instead of the paper's 30 (shared CPU).")
     splits = random_splits(y, n_splits, int(round(0.8 * len(y))), random_state)
