@@ -22,10 +22,11 @@ TITLE = "LOGO, UCI protocol (Table 2: + irrelevant N(0,1) features, top-k → RB
 TRAIN_SIZE = {"twonorm": 120, "waveform": 120, "banana": 468, "thyroid": 70, "diabetis": 130,
               "heart": 58, "splice": 110}
 # Table 2: (SVM on the original features, SVM on all features, LOGO), error % (std).
-PAPER_TABLE2 = {"twonorm": ("2.8 (0.3)", "35.0 (1.0)", "4.1 (0.9)"), "waveform": ("12.8 (0.9)", "33.0 (0.2)", "13.8 (1.1)"),
-                "banana": ("10.9 (0.5)", "32.9 (0.2)", "10.9 (0.5)"), "diabetis": ("27.2 (1.9)", "34.3 (1.9)", "27.7 (2.4)"),
-                "thyroid": ("6.3 (3.2)", "30.0 (3.7)", "6.4 (2.7)"), "heart": ("20.3 (5.6)", "45.6 (3.4)", "19.0 (5.2)"),
-                "splice": ("20.4 (1.8)", "48.9 (2.0)", "17.8 (1.9)")}
+PAPER_TABLE2 = {
+    "twonorm": ("2.8 (0.3)", "35.0 (1.0)", "4.1 (0.9)"), "waveform": ("12.8 (0.9)", "33.0 (0.2)", "13.8 (1.1)"),
+    "banana": ("10.9 (0.5)", "32.9 (0.2)", "10.9 (0.5)"), "diabetis": ("27.2 (1.9)", "34.3 (1.9)", "27.7 (2.4)"),
+    "thyroid": ("6.3 (3.2)", "30.0 (3.7)", "6.4 (2.7)"), "heart": ("20.3 (5.6)", "45.6 (3.4)", "19.0 (5.2)"),
+    "splice": ("20.4 (1.8)", "48.9 (2.0)", "17.8 (1.9)")}
 
 
 def run(X, y, dataset, *, quick=False, n_splits=None, random_state=0, progress=True):

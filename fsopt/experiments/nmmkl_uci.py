@@ -31,12 +31,18 @@ GRID = {"C": [0.01, 0.1, 1.0], "tau": [0.1, 1.0, 10.0]}
 QUICK_GRID = {"C": [0.1, 1.0], "tau": [1.0]}
 # Table 3, accuracy % ± std: (data set, m) -> {method: figure}.
 PAPER_ACCURACY = {
-    ("sonar", 10): {"NMMKL": "75.0 ± 2.3", "SVM-LW": "71.4 ± 4.6", "Fisher score": "69.3 ± 5.9", "L1-SVM": "70.0 ± 6.0"},
-    ("sonar", 20): {"NMMKL": "75.0 ± 5.8", "SVM-LW": "72.1 ± 5.8", "Fisher score": "72.4 ± 3.4", "L1-SVM": "72.1 ± 4.4"},
-    ("ionosphere", 10): {"NMMKL": "86.1 ± 3.7", "SVM-LW": "85.3 ± 5.2", "Fisher score": "84.3 ± 5.0", "L1-SVM": "86.6 ± 4.0"},
-    ("ionosphere", 20): {"NMMKL": "87.3 ± 4.1", "SVM-LW": "86.4 ± 4.7", "Fisher score": "85.1 ± 3.8", "L1-SVM": "86.6 ± 3.8"},
-    ("wdbc", 10): {"NMMKL": "97.0 ± 1.0", "SVM-LW": "95.1 ± 0.8", "Fisher score": "94.6 ± 1.7", "L1-SVM": "96.3 ± 0.4"},
-    ("wdbc", 20): {"NMMKL": "97.4 ± 0.6", "SVM-LW": "97.4 ± 0.5", "Fisher score": "97.4 ± 0.6", "L1-SVM": "97.0 ± 0.5"}}
+    ("sonar", 10): {"NMMKL": "75.0 ± 2.3", "SVM-LW": "71.4 ± 4.6", "Fisher score": "69.3 ± 5.9",
+                    "L1-SVM": "70.0 ± 6.0"},
+    ("sonar", 20): {"NMMKL": "75.0 ± 5.8", "SVM-LW": "72.1 ± 5.8", "Fisher score": "72.4 ± 3.4",
+                    "L1-SVM": "72.1 ± 4.4"},
+    ("ionosphere", 10): {"NMMKL": "86.1 ± 3.7", "SVM-LW": "85.3 ± 5.2", "Fisher score": "84.3 ± 5.0",
+                         "L1-SVM": "86.6 ± 4.0"},
+    ("ionosphere", 20): {"NMMKL": "87.3 ± 4.1", "SVM-LW": "86.4 ± 4.7", "Fisher score": "85.1 ± 3.8",
+                         "L1-SVM": "86.6 ± 3.8"},
+    ("wdbc", 10): {"NMMKL": "97.0 ± 1.0", "SVM-LW": "95.1 ± 0.8", "Fisher score": "94.6 ± 1.7",
+                   "L1-SVM": "96.3 ± 0.4"},
+    ("wdbc", 20): {"NMMKL": "97.4 ± 0.6", "SVM-LW": "97.4 ± 0.5", "Fisher score": "97.4 ± 0.6",
+                   "L1-SVM": "97.0 ± 0.5"}}
 
 
 def paper_error(dataset, m, method):
@@ -93,7 +99,7 @@ def run(X, y, dataset, *, quick=False, n_splits=None, random_state=0, progress=T
         notes.append(f"--quick: {n_splits} splits, m = 5, grid C ∈ {{0.1, 1}}, τ = 1, 3-fold inner CV.")
     elif n_splits < 30:
         notes.append(f"Scaled down: {n_splits} splits instead of the paper's 30 (shared CPU).")
-    splits = random_splits(y, n_splits, int(round(0.8 * len(y))), random_state)
+    splits = random_splits(y, n_splits, round(0.8 * len(y)), random_state)
     errors, times = {}, {}
     for split, (train, test) in enumerate(tqdm(splits, desc=NAME, disable=not progress)):
         seed = random_state + split
