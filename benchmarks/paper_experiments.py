@@ -12,7 +12,7 @@ from pathlib import Path
 from fsopt.experiments import run_experiment
 
 RUNS = [("logo-microarray", "colon", 24), ("logo-uci", "heart", 3), ("logo-uci", "twonorm", 3),
-        ("nmmkl-uci", "sonar", 4), ("lfs-table1", "sonar", 3)]
+        ("nmmkl-uci", "sonar", 4), ("nmmkl-uci", "wdbc", 2), ("lfs-table1", "sonar", 3)]
 
 
 def main(argv=None):

@@ -26,7 +26,7 @@ from .selectors import make_scaler
 from .splits import inner_cv, random_splits, with_irrelevant
 
 NAME = "lfs-table1"
-TITLE = "LFS, Table 1 protocol (random splits, + 100 irrelevant features, α by inner CV)"
+TITLE = "LFS, Table 1 protocol (random splits, + irrelevant N(0,1) features, α by inner CV)"
 # Table 2 training sizes; Table 1 errors % (std): (LFS, SVM without feature selection).
 TRAIN_SIZE = {"sonar": 100, "wdbc": 100, "colon": 50}
 PAPER_TABLE1 = {"sonar": ("22.87 (3.92)", "49.90 (4.81)"), "wdbc": ("6.37 (1.33)", "37.61 (0.60)"),
