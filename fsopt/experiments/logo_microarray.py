@@ -33,7 +33,7 @@ def run(X, y, dataset, *, quick=False, n_splits=None, random_state=0, progress=T
              "error_std is the standard deviation of the 0/1 held-out errors over the folds.",
              "Deviation: the paper does not say whether genes were standardized; here they are (inside the folds)."]
     if quick:
-        genes = np.sort(np.random.default_rng(random_state).choice(X.shape[1], min(100, X.shape[1]), replace=False))
+        genes = np.sort(np.random.default_rng(random_state).choice(X.shape[1], min(60, X.shape[1]), replace=False))
         X = X[:, genes]
         n_splits = n_splits or 10
         notes.append(f"--quick: {X.shape[1]} genes drawn at random (seeded), {n_splits} held-out samples, "
