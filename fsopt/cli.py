@@ -80,6 +80,17 @@ def _cmd_verify(args) -> int:
     return 1 if failed else 0
 
 
+def _cmd_experiment(args) -> int:
+    from .experiments import run_experiment
+
+    frame = run_experiment(args.name, args.data, args.out, quick=args.quick, n_splits=args.splits,
+                           random_state=args.seed, progress=not args.quiet, data_dir=args.data_dir)
+    if not args.quiet:
+        print(frame.to_string(index=False, float_format=lambda v: f"{v:.2f}"))
+    print(f"results in {args.out}/results.csv and {args.out}/results.md")
+    return 0
+
+
 def _cmd_run(args, clis) -> int:
     from .problems import get_problem
 
@@ -108,6 +119,17 @@ def build_parser(clis=None) -> argparse.ArgumentParser:
     v = sub.add_parser("verify", help="check the papers' theorems numerically (PASS/FAIL)")
     v.add_argument("--quick", action="store_true", help="small instances, under a minute")
     v.add_argument("names", nargs="*", help="only checks whose name contains one of these")
+    e = sub.add_parser("experiment", help="run a paper's protocol on a data set (results.csv + results.md)")
+    e.add_argument("name", choices=["logo-microarray", "logo-uci", "nmmkl-uci", "lfs-table1"])
+    e.add_argument("--data", required=True,
+                   help="CSV file in the shared/data format, a name in --data-dir, wdbc, or a generated "
+                        "set (spiral, nmmkl-toy, lfs-synthetic)")
+    e.add_argument("--data-dir", default=None, help="directory holding data set CSV files")
+    e.add_argument("--quick", action="store_true", help="few splits, small grids: a smoke run")
+    e.add_argument("--splits", type=int, default=None, help="outer splits (default: the paper's)")
+    e.add_argument("--seed", type=int, default=0, help="random_state of the splits and draws")
+    e.add_argument("--out", default="experiment-results", help="output directory")
+    e.add_argument("--quiet", action="store_true", help="no progress bar, no table")
     run = sub.add_parser("run", help="fit a method on a declared problem")
     msub = run.add_subparsers(dest="method", required=True)
     for name, mod in sorted(clis.items()):
@@ -136,6 +158,8 @@ def main(argv=None) -> int:
             return _cmd_bench(args)
         if args.command == "verify":
             return _cmd_verify(args)
+        if args.command == "experiment":
+            return _cmd_experiment(args)
         return _cmd_run(args, clis)
     except (ValueError, TypeError) as exc:
         print(f"fsopt: error: {exc}", file=sys.stderr)

@@ -27,18 +27,19 @@ def run(args, problem, X, y) -> int:
             params[key] = getattr(args, arg)
     if args.solver:
         params["solver"] = args.solver
-    if problem.data.get("standardize", True):
-        X = standardize(X)
-    keep = np.arange(X.shape[1])
     prefilter = problem.extra.get("protocol", {}).get("prefilter")
+    est = NMMKL(**params)
+    if args.cv:  # on the raw data: z-scoring and prefilter are fitted inside each CV fold
+        grid = problem.extra.get("cv", {})
+        est, best = tune(est, X, y, grid, random_state=args.seed or 0, prefilter=prefilter,
+                         scale=problem.data.get("standardize", True))
+        print(f"5-fold CV chose {best} (z-scoring and prefilter fitted inside each fold)")
+    if problem.data.get("standardize", True):
+        X = standardize(X)  # the final fit uses every row: no held-out data to leak into
+    keep = np.arange(X.shape[1])
     if prefilter and prefilter < X.shape[1]:
         keep = np.flatnonzero(top_m(fisher_score(X, y), prefilter))
         print(f"Fisher prefilter: {X.shape[1]} -> {keep.size} features")
-    est = NMMKL(**params)
-    if args.cv:
-        grid = problem.extra.get("cv", {})
-        est, best = tune(est, X[:, keep], y, grid, random_state=args.seed or 0)
-        print(f"5-fold CV chose {best}")
     t0 = time.perf_counter()
     est.fit(X[:, keep], y)
     total = time.perf_counter() - t0
