@@ -79,7 +79,8 @@ class Iteration:
     records: list = field(repr=False, default_factory=list)
     n_dropped: int = 0  # features eliminated after this iteration
     n_reentered: int = 0  # eliminated features brought back (a failed KKT check) after it
-    full_check: bool = False  # the check over all features ran after this iteration
+    full_check: bool = False  # the check over all features ran after this iteration ...
+    check_time: float = 0.0  # ... taking this long
 
     @property
     def compile_time(self) -> float:
@@ -196,6 +197,8 @@ class FixedPointDriver:
         """Before converging: every eliminated feature checked at the final iterate."""
         if active.all():
             return None
+        t0 = time.perf_counter()
         back = method.kkt_violations(new, active)
         record.full_check = back is not None
+        record.check_time = time.perf_counter() - t0
         return back

@@ -8,26 +8,32 @@ from fsopt import LOGO
 from fsopt.datasets import load_dataset, standardize
 from fsopt.datasets.spiral import make_spiral
 from fsopt.logo import GarroteLogistic, LogoFixedPoint
+from fsopt.logo.checks import elimination_agreement
 
 
 def assert_same_answer(X, y, **params):
     """Fit with and without elimination: same support, weights within the certificate tolerance."""
-    with_ = LOGO(prune_below=1e-8, **params).fit(X, y)
-    without = LOGO(prune_below=None, **params).fit(X, y)
-    assert with_.converged_ and without.converged_
-    assert np.array_equal(with_.weights_ > 0, without.weights_ > 0)
-    assert np.max(np.abs(with_.weights_ - without.weights_)) <= 1e-3 * without.weights_.max()
-    assert np.array_equal(with_.get_support(), without.get_support())
-    return with_, without
+    out = elimination_agreement(X, y, **params)
+    assert out["converged"] and out["same_support"], out
+    assert out["weight_diff"] <= 1e-3, out
+    return out
 
 
-@pytest.mark.parametrize("turns", [1.0, 1.5, 1.75])
+@pytest.mark.parametrize("turns", [1.0, 1.5])
 def test_spiral_answer_does_not_depend_on_elimination(turns):
     X, y = make_spiral(230, 2000, turns=turns, random_state=0)
-    with_, _ = assert_same_answer(X, y, max_iter=100)
-    assert with_.get_support(indices=True).tolist() == [0, 1]
-    assert sum(h.n_dropped for h in with_.history_) > 0  # elimination did happen
-    assert with_.history_[-1].full_check  # convergence was declared after the full check
+    out = assert_same_answer(X, y, max_iter=100)
+    assert out["support"].tolist() == [0, 1] and out["dropped"] > 0  # elimination did happen
+
+
+def test_iterates_do_not_depend_on_elimination_on_an_oscillating_spiral():
+    """1.75 turns at sigma = 2 oscillates with and without elimination (measured: theta_t ~ 1.3
+    after 40 iterations); every outer iteration still solves the full-J subproblem, so the
+    iterates agree while features leave and re-enter."""
+    X, y = make_spiral(230, 2000, turns=1.75, random_state=0)
+    out = elimination_agreement(X, y, theta=0.0, max_iter=5)
+    assert out["same_support"] and out["weight_diff"] <= 1e-3, out
+    assert out["dropped"] > 0 and out["reentered"] > 0, out
 
 
 def test_colon_answer_does_not_depend_on_elimination(data_dir):
@@ -37,21 +43,29 @@ def test_colon_answer_does_not_depend_on_elimination(data_dir):
         assert_same_answer(standardize(X[train]), y[train], sigma=5.0, max_iter=100)
 
 
-def test_full_check_brings_back_a_needed_feature():
-    """Planted fault: the relevant feature 0 marked eliminated at the fixed point; the check over
-    all features names it (and only features whose gradient at 0 is negative)."""
+def test_a_needed_feature_comes_back():
+    """Planted fault: the relevant feature 0 eliminated at the fixed point.  The check inside the
+    solve brings it back (with the features its absence makes necessary); with that check
+    disabled (a bound that 'proves' everything), the check over all features names it."""
     X, y = make_spiral(100, 50, random_state=1)
-    est = LOGO(prune_below=None, theta=1e-6).fit(X, y)
-    method = LogoFixedPoint(X, y, 2.0, GarroteLogistic(1.0), "LBFGSB")
-    active = np.ones(X.shape[1], dtype=bool)
-    w = est.weights_
-    method.update(method.statistics(w, active), w, active)  # the subproblem at the fixed point
+    w = LOGO(prune_below=None, theta=1e-6).fit(X, y).weights_
+    active = w > 0
     active[0] = False
-    planted = w.copy()
-    planted[0] = 0.0
-    assert method.kkt_violations(planted, active).tolist() == [0]
-    active[:] = w > 0  # every zero-weight feature eliminated: none would enter
-    assert method.kkt_violations(w, active).size == 0
+    planted = np.where(active, w, 0.0)
+
+    def step(method):
+        method.update(method.statistics(w, np.ones_like(active)), w, np.ones_like(active))
+        return method.update(method.statistics(planted, active), planted, active)
+
+    method = LogoFixedPoint(X, y, 2.0, GarroteLogistic(1.0), "LBFGSB")
+    out = step(method)
+    assert 0 in out.reentered and out.iterate[0] > 0 and not active[out.reentered].any()
+    blind = LogoFixedPoint(X, y, 2.0, GarroteLogistic(1.0), "LBFGSB")
+    blind._lower_bound = lambda features: np.full(features.size, np.inf)
+    out = step(blind)
+    assert out.reentered.size == 0 and out.iterate[0] == 0
+    back = blind.kkt_violations(out.iterate, active)
+    assert 0 in back and not active[back].any()
 
 
 def test_history_reports_dropped_and_reentered():
@@ -60,4 +74,5 @@ def test_history_reports_dropped_and_reentered():
     dropped = sum(h.n_dropped for h in est.history_)
     back = sum(h.n_reentered for h in est.history_)
     assert dropped > 0 and dropped - back == X.shape[1] - est.history_[-1].n_active
+    assert est.converged_ and est.history_[-1].full_check  # converged after the full check
     assert all(h.n_reentered >= 0 for h in est.history_)

@@ -4,12 +4,15 @@ elimination of features.
 A feature j left out of the statistics is fixed at w_j = 0.  That is the subproblem's optimum
 (the full-J garrote (7) at the current z̄) exactly when its KKT condition holds at w_j = 0:
     ∂_j = λ − Σ_n s_n z̄_nj ≥ −tol,      s_n = σ(−wᵀz̄_n)      (form (8): ∂_j + ν ≥ −tol)
-z̄_nj is a difference of two convex combinations of |x_nj − x_ij| ∈ [0, r_j] (r_j the range of
-column j), and the miss and hit probabilities each sum to 1, so between two outer iterations
-    |Δ∂_j| ≤ r_j (‖Δs‖₁ + ½ Σ_n s_n ‖ΔA_n‖₁) = r_j δ_t,      A = P_miss − P_hit (eqs 3–5).
-An eliminated feature stays out while ∂_j at its last exact evaluation minus r_j Σ δ since then is
-≥ −tol; when the bound can no longer show it, ∂_j is computed exactly (its z̄ column only) and the
-feature re-enters if it violates.  The check over all features computes every eliminated column.
+Between the solve where ∂_j was last computed exactly (s⁰, z̄⁰, A⁰ with A = P_miss − P_hit,
+eqs 3–5) and now,
+    ∂_j − ∂⁰_j = −Σ_n (s_n − s⁰_n) z̄⁰_nj − Σ_n s_n (z̄_nj − z̄⁰_nj),
+and z̄_nj − z̄⁰_nj = Σ_i (A_ni − A⁰_ni)|x_nj − x_ij| where each of P_miss, P_hit sums to 1 per row
+and |x_nj − x_ij| ∈ [0, r_j] (r_j the range of column j), so
+    ∂_j ≥ ∂⁰_j − ‖s − s⁰‖₂ ‖z̄⁰_j‖₂ − ½ r_j Σ_n s_n ‖A_n − A⁰_n‖₁.
+An eliminated feature stays out while this bound is ≥ −tol; where it is not, ∂_j is computed
+exactly (its z̄ column only) and the feature re-enters the same solve if it violates.  The check
+over all features computes every eliminated column.
 """
 from __future__ import annotations
 
@@ -41,9 +44,11 @@ class LogoFixedPoint(FixedPointMethod):
         self.check_against, self.check_tol = check_against, check_tol
         J = X.shape[1]
         self._A = self._s = None  # the last subproblem's coefficients A and sigmoids s
-        self._drift = 0.0  # Σ_t δ_t since the start
-        self._grad = np.zeros(J)  # ∂_j at its last exact evaluation ...
-        self._drift_at = np.zeros(J)  # ... and the drift then
+        self._row_drift = np.zeros(X.shape[0])  # Σ_t ‖A_n⁽ᵗ⁾ − A_n⁽ᵗ⁻¹⁾‖₁ since the start
+        self._epochs = []  # per solve: (s, row drift then)
+        self._grad = np.zeros(J)  # ∂_j at its last exact evaluation, ...
+        self._znorm = np.zeros(J)  # ... ‖z̄_j‖₂ then, ...
+        self._epoch = np.zeros(J, dtype=int)  # ... and the solve it belongs to
         self._range = None
         self._nu = 0.0  # form (8): the multiplier of the budget at the last solve
 
@@ -61,16 +66,15 @@ class LogoFixedPoint(FixedPointMethod):
         the result is the full-J subproblem's solution."""
         A, Z = stats
         cols = np.flatnonzero(active)
-        warm = iterate[cols]
+        warm, records = iterate[cols], []
         while True:
             self.subproblem.set_margins(Z)
             self.subproblem.warm_start = warm
             record = self.subproblem.solve(self.solver, fallback=self.fallback, **self.solve_options)
+            records.append(record)
             w = record.solution["w"]
-            s = expit(-(self.subproblem.Z @ w))
-            self._drift_step(A, s)
-            self._grad[cols] = self._reduced_gradient(self.subproblem.gradient(w), w)
-            self._drift_at[cols] = self._drift
+            self._new_epoch(A, expit(-(self.subproblem.Z @ w)))
+            self._set_reference(cols, self._reduced_gradient(self.subproblem.gradient(w), w), Z)
             enter, Z_enter = self._violations(np.setdiff1d(np.flatnonzero(~active), cols), w.max(initial=0.0))
             if enter.size == 0:
                 break
@@ -81,13 +85,26 @@ class LogoFixedPoint(FixedPointMethod):
             self._cross_check(record)
         new = np.zeros_like(iterate)
         new[cols] = w
-        return Step(new, [record], record.objective, reentered=cols[~active[cols]])
+        return Step(new, records, record.objective, reentered=cols[~active[cols]])
 
-    def _drift_step(self, A, s):
-        """Accumulate δ_t of the module docstring against the previous solve's (A, s)."""
-        if self._A is not None:
-            self._drift += float(np.abs(s - self._s).sum() + 0.5 * s @ np.abs(A - self._A).sum(axis=1))
+    def _new_epoch(self, A, s):
+        """A solve happened: its (A, s) become the current ones."""
+        if self._A is not None and A is not self._A:
+            self._row_drift = self._row_drift + np.abs(A - self._A).sum(axis=1)
         self._A, self._s = A, s
+        self._epochs.append((s, self._row_drift))
+
+    def _set_reference(self, cols, g, Z):
+        self._grad[cols] = g
+        self._znorm[cols] = np.linalg.norm(Z, axis=0)
+        self._epoch[cols] = len(self._epochs) - 1
+
+    def _lower_bound(self, out):
+        """The bound of the module docstring on ∂_j for the features ``out``."""
+        ds = np.array([np.linalg.norm(self._s - s0) for s0, _ in self._epochs])
+        dA = np.array([0.5 * self._s @ (self._row_drift - c0) for _, c0 in self._epochs])
+        e = self._epoch[out]
+        return self._grad[out] - ds[e] * self._znorm[out] - dA[e] * self._range[out]
 
     def _reduced_gradient(self, g, w):
         """∂_j + ν, ν the multiplier of ‖w‖₁ ≤ β in form (8) (0 for form (7))."""
@@ -121,17 +138,15 @@ class LogoFixedPoint(FixedPointMethod):
         tol = self.subproblem.certificate_tol * max(1.0, float(w_max))
         if self._range is None:
             self._range = np.ptp(self.X, axis=0)
-        if not full:
-            bound = self._grad[out] - self._range[out] * (self._drift - self._drift_at[out])
-            out = out[bound < -tol]
+        if not full and getattr(self.subproblem, "beta", None) is None:  # (8): ν moves too
+            out = out[self._lower_bound(out) < -tol]
         block = max(1, _CHUNK_ELEMENTS // self.X.shape[0])
         enter, columns = [], []
         for start in range(0, out.size, block):
             cols = out[start:start + block]
             Z = signed_abs_sum(self._A, self.X[:, cols])
             g = self.subproblem.penalty_weight() - Z.T @ self._s + self._nu
-            self._grad[cols] = g
-            self._drift_at[cols] = self._drift
+            self._set_reference(cols, g, Z)
             bad = g < -tol
             enter.append(cols[bad])
             columns.append(Z[:, bad])
