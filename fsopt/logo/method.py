@@ -62,10 +62,13 @@ class LogoFixedPoint(FixedPointMethod):
 
     def update(self, stats, iterate, active):
         """Solve the garrote subproblem; if an eliminated feature's KKT condition cannot be shown
-        at the solution, add its z̄ column and solve again (warm-started) until none can enter, so
-        the result is the full-J subproblem's solution."""
+        at the solution, compute its z̄ column (kept for the rest of this update) and, if it
+        violates, solve again with it (warm-started) until none does: the result is the full-J
+        subproblem's solution."""
         A, Z = stats
         cols = np.flatnonzero(active)
+        unchecked = np.flatnonzero(~active)  # eliminated, no exact column yet in this update
+        pool, Z_pool = unchecked[:0], np.empty((Z.shape[0], 0))  # eliminated, exact column known
         warm, records = iterate[cols], []
         while True:
             self.subproblem.set_margins(Z)
@@ -75,12 +78,20 @@ class LogoFixedPoint(FixedPointMethod):
             w = record.solution["w"]
             self._new_epoch(A, expit(-(self.subproblem.Z @ w)))
             self._set_reference(cols, self._reduced_gradient(self.subproblem.gradient(w), w), Z)
-            enter, Z_enter = self._violations(np.setdiff1d(np.flatnonzero(~active), cols), w.max(initial=0.0))
-            if enter.size == 0:
+            tol = self._tolerance(w)
+            self._set_reference(pool, self._gradient_of(Z_pool), Z_pool)
+            unsure = self._unsure(unchecked, tol)
+            if unsure.size:
+                unchecked = np.setdiff1d(unchecked, unsure, assume_unique=True)
+                Z_unsure = signed_abs_sum(A, self.X[:, unsure])
+                self._set_reference(unsure, self._gradient_of(Z_unsure), Z_unsure)
+                pool, Z_pool = np.concatenate([pool, unsure]), np.hstack([Z_pool, Z_unsure])
+            enter = self._grad[pool] < -tol
+            if not enter.any():
                 break
-            cols = np.concatenate([cols, enter])
-            Z = np.hstack([Z, Z_enter])
-            warm = np.concatenate([w, np.zeros(enter.size)])
+            cols, Z = np.concatenate([cols, pool[enter]]), np.hstack([Z, Z_pool[:, enter]])
+            pool, Z_pool = pool[~enter], Z_pool[:, ~enter]
+            warm = np.concatenate([w, np.zeros(int(enter.sum()))])
         if self.check_against is not None:
             self._cross_check(record)
         new = np.zeros_like(iterate)
@@ -128,28 +139,30 @@ class LogoFixedPoint(FixedPointMethod):
                                       f"difference {diff:.3g} (tolerance {self.check_tol[1]:g})")
 
     def kkt_violations(self, iterate, active):
-        """Every eliminated feature checked exactly against the last subproblem: those with
-        ∂_j < −tol at w_j = 0 (tol = the certificate's, 1e-4·max(1, max w))."""
-        return self._violations(np.flatnonzero(~active), iterate.max(initial=0.0), full=True)[0]
+        """Every eliminated feature checked exactly against the last subproblem (column blocks of
+        z̄): those with ∂_j < −tol at w_j = 0 (tol = the certificate's, 1e-4·max(1, max w)).
+        Features whose ∂_j the last update already computed exactly at this solve are not
+        computed twice."""
+        out, tol = np.flatnonzero(~active), self._tolerance(iterate)
+        stale = out[self._epoch[out] != len(self._epochs) - 1]
+        block = max(1, _CHUNK_ELEMENTS // self.X.shape[0])
+        for start in range(0, stale.size, block):
+            cols = stale[start:start + block]
+            Z = signed_abs_sum(self._A, self.X[:, cols])
+            self._set_reference(cols, self._gradient_of(Z), Z)
+        return out[self._grad[out] < -tol]
 
-    def _violations(self, out, w_max, full=False):
-        """(features of ``out`` that must enter, their z̄ columns).  Unless ``full``, ∂_j is computed
-        exactly only where the drift bound cannot show ∂_j ≥ −tol."""
-        tol = self.subproblem.certificate_tol * max(1.0, float(w_max))
+    def _tolerance(self, w):
+        return self.subproblem.certificate_tol * max(1.0, float(w.max(initial=0.0)))
+
+    def _gradient_of(self, Z):
+        """∂_j (+ ν) at w_j = 0 for the z̄ columns Z, at the last solve."""
+        return self.subproblem.penalty_weight() - Z.T @ self._s + self._nu
+
+    def _unsure(self, out, tol):
+        """The features of ``out`` whose KKT condition the bound cannot show (form (8): all)."""
+        if out.size == 0 or getattr(self.subproblem, "beta", None) is not None:  # (8): ν moves
+            return out
         if self._range is None:
             self._range = np.ptp(self.X, axis=0)
-        if not full and getattr(self.subproblem, "beta", None) is None:  # (8): ν moves too
-            out = out[self._lower_bound(out) < -tol]
-        block = max(1, _CHUNK_ELEMENTS // self.X.shape[0])
-        enter, columns = [], []
-        for start in range(0, out.size, block):
-            cols = out[start:start + block]
-            Z = signed_abs_sum(self._A, self.X[:, cols])
-            g = self.subproblem.penalty_weight() - Z.T @ self._s + self._nu
-            self._set_reference(cols, g, Z)
-            bad = g < -tol
-            enter.append(cols[bad])
-            columns.append(Z[:, bad])
-        if not enter:
-            return out[:0], np.empty((self.X.shape[0], 0))
-        return np.concatenate(enter), np.hstack(columns)
+        return out[self._lower_bound(out) < -tol]
