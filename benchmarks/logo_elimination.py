@@ -2,7 +2,7 @@
 
     python benchmarks/logo_elimination.py [--turns 1 1.5 1.75] [--irrelevant 2000 5000 20000]
 
-Spiral (N = 460, σ = 2, λ = 1, solver LBFGSB, max_iter 100): for each number of turns per arm and
+Spiral (N = 460, σ = 2, λ = 1, solver LBFGSB, max_iter 100 by default): for each number of turns per arm and
 each number of irrelevant features, one fit with elimination (prune_below = 1e-8) and one without
 (prune_below = None), in one process.  Reports the two top-ranked features, convergence, outer
 iterations, time, features dropped / re-entered (summed over the history), and the largest weight
@@ -15,13 +15,13 @@ import warnings
 import numpy as np
 
 
-def fit(X, y, prune_below):
+def fit(X, y, prune_below, max_iter):
     from fsopt import LOGO
 
     t0 = time.perf_counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # non-convergence is reported in the table
-        est = LOGO(sigma=2.0, lam=1.0, solver="LBFGSB", max_iter=100, prune_below=prune_below).fit(X, y)
+        est = LOGO(sigma=2.0, lam=1.0, solver="LBFGSB", max_iter=max_iter, prune_below=prune_below).fit(X, y)
     return est, time.perf_counter() - t0
 
 
@@ -42,14 +42,15 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--turns", type=float, nargs="+", default=[1.0, 1.5, 1.75])
     ap.add_argument("--irrelevant", type=int, nargs="+", default=[2000, 5000, 20000])
+    ap.add_argument("--max-iter", type=int, default=100)
     args = ap.parse_args()
     print("| turns | irrelevant | with elimination | without elimination | max weight diff / max w |")
     print("|---|---|---|---|---|")
     for turns in args.turns:
         for k in args.irrelevant:
             X, y = make_spiral(230, k, turns=turns, random_state=0)
-            with_, t_with = fit(X, y, 1e-8)
-            without, t_without = fit(X, y, None)
+            with_, t_with = fit(X, y, 1e-8, args.max_iter)
+            without, t_without = fit(X, y, None, args.max_iter)
             diff = np.max(np.abs(with_.weights_ - without.weights_)) / max(without.weights_.max(), 1e-300)
             print(f"| {turns:g} | {k:,} | {describe(with_, t_with)} | {describe(without, t_without)} | "
                   f"{diff:.1e} |", flush=True)
