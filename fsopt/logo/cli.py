@@ -46,8 +46,12 @@ def run(args, problem, X, y) -> int:
     comp_t = sum(h.compile_time for h in hist)
     solve_t = sum(h.solve_time for h in hist)
     worst = max(r.residual for h in hist for r in h.records)
+    check_t = sum(h.check_time for h in hist)
     print(f"time: total {total:.2f} s = statistics {stats_t:.2f} s + compile {comp_t:.2f} s "
-          f"+ solve {solve_t:.2f} s (+ overhead); worst KKT residual {worst:.2e}")
+          f"+ solve {solve_t:.2f} s + final check {check_t:.2f} s (+ overhead); worst KKT residual "
+          f"{worst:.2e}")
+    print(f"elimination: {sum(h.n_dropped for h in hist)} feature(s) dropped, "
+          f"{sum(h.n_reentered for h in hist)} re-entered; {hist[-1].n_active} active at the end")
     if args.plot:
         relevant = [0, 1] if problem.name == "spiral" else None
         save_figure(plot_logo(est, relevant=relevant), args.plot)

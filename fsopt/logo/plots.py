@@ -21,7 +21,7 @@ def plot_logo(estimator, relevant=None):
     changes = [h.change for h in estimator.history_]
     ax_t.semilogy(np.arange(1, len(changes) + 1), changes, "o-")
     ax_t.axhline(estimator.theta, color="C3", ls=":", lw=1)
-    ax_t.set(xlabel="outer iteration t", ylabel=r"$\theta_t=\|w^{(t)}-w^{(t-1)}\|_2$",
+    ax_t.set(xlabel="outer iteration t", ylabel=r"$\theta_t=\|w^{(t)}-w^{(t-1)}\|_2\,/\,\|w^{(t)}\|_2$",
              title="convergence")
     fig.tight_layout()
     return fig
