@@ -1,13 +1,12 @@
 """Command line: ``fsopt solvers``, ``fsopt problems``, ``fsopt run METHOD --problem NAME``.
 
-A method plugs into ``run`` by providing a module ``fsopt.<method>.cli`` with
-``add_arguments(parser)`` (optional) and ``run(args, problem, X, y) -> int``.
+A method plugs into ``run`` by providing a module ``<its package>.cli`` with
+``add_arguments(parser)`` (optional) and ``run(args, problem, X, y) -> int``; its package is
+``fsopt.<method>`` or one named by an installed plugin's ``fsopt.methods`` entry point.
 """
 from __future__ import annotations
 
 import argparse
-import importlib
-import pkgutil
 import sys
 
 from .exceptions import SolverFailed
@@ -23,12 +22,14 @@ def save_figure(fig, path) -> None:
 
 
 def _method_clis() -> dict:
-    import fsopt
+    """{method: its ``cli`` module}, fsopt's own methods and the plugins' (``fsopt.methods``)."""
+    from .plugins import method_module, method_packages
 
     found = {}
-    for info in pkgutil.iter_modules(fsopt.__path__):
-        if info.ispkg and importlib.util.find_spec(f"fsopt.{info.name}.cli") is not None:
-            found[info.name] = importlib.import_module(f"fsopt.{info.name}.cli")
+    for method in method_packages():
+        module = method_module(method, "cli")
+        if module is not None:
+            found[method] = module
     return found
 
 
