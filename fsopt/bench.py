@@ -17,9 +17,10 @@ table names another hook, ``subproblems = "module:function"``: an importable mod
 Subproblem for a kind that is expensive to build; it is called only for the cells of that kind.
 
 Every installed backend and profile that can solve a kind is run on it, ``repeat`` times (the
-``repetition`` column), each repetition in its own process (a per-solve timeout and that process's
-peak memory).  Repetition 0 also runs the convergence schedule (``budget`` = ``tol`` or
-``max_iter``; the study's point is ``budget`` = ``default``).  Every (solver, instance) pair left
+``repetition`` column), then along the convergence schedule (``budget`` = ``tol`` or
+``max_iter``; the study's point is ``budget`` = ``default``), every solve built and compiled afresh,
+all of one (solver, instance) pair in one fresh process (a per-solve timeout, that process's peak
+memory).  Every (solver, instance) pair left
 out gets a row with status ``skipped`` and the ``reason``.  Statuses come from
 :mod:`fsopt.status`; a solve is *solved* only when its NumPy certificate holds.  Cells already in
 ``results.jsonl`` are not rerun.  Summary, plots and report: :mod:`fsopt.bench_report`.
@@ -47,26 +48,29 @@ from . import status as st
 COLUMNS = ["problem", "kind", "size", "solver", "repetition", "budget", "tol", "max_iter", "status",
            "reason", "solved", "objective", "certificate", "certified", "error_to_reference",
            "compile_time", "solve_time", "time", "iterations", "peak_memory", "options"]
-KEY = ["problem", "kind", "size", "solver", "repetition"]
 DEFAULT, TOL, MAX_ITER = "default", "tol", "max_iter"
 DEFAULT_TOLERANCES = {False: [1e-2, 1e-4, 1e-6, 1e-8], True: [1e-2, 1e-4, 1e-6]}  # by quick
 
 
 @dataclass(frozen=True)
 class Cell:
-    """One process: a solver on one instance, repetition ``repetition``; ``points`` are the
-    convergence schedule's ``(budget, value)`` solves that follow the default solve."""
+    """One process: a solver on one instance, ``repeat`` default solves, then the convergence
+    schedule's ``points`` ``((budget, value), ...)``."""
 
     problem: str
     kind: str
     size: int
     solver: str
-    repetition: int = 0
+    repeat: int = 1
     points: tuple = ()
 
     @property
     def key(self):
-        return (self.problem, self.kind, int(self.size), self.solver, int(self.repetition))
+        return (self.problem, self.kind, int(self.size), self.solver)
+
+    def solves(self):
+        """[(repetition, budget, value)] in the order they run."""
+        return [(r, DEFAULT, None) for r in range(self.repeat)] + [(0, b, v) for b, v in self.points]
 
 
 def _bench_problems(names=None):
@@ -180,8 +184,7 @@ def plan(problem_names=None, solvers=None, quick=False, repeat=1):
                     continue
                 fixed = _backend(solver)[1]  # a profile's own tol / max_iter is not scheduled
                 points = tuple(p for p in schedule if p[0] not in fixed)
-                cells += [Cell(pname, kind, s, solver, r, points if r == 0 else ())
-                          for s in sizes for r in range(repeat)]
+                cells += [Cell(pname, kind, s, solver, repeat, points) for s in sizes]
     return cells, skipped
 
 
@@ -192,13 +195,13 @@ def _materialize(entry):
 
 
 def run_cell(cell: Cell, timeout: float) -> list[dict]:
-    """Solve one cell (its default solve, then its schedule) in a fresh child process; a solve
-    that exceeds ``timeout`` seconds kills it and is recorded as such.
+    """Solve one cell (its repetitions, then its schedule) in a fresh child process; a solve
+    that exceeds ``timeout`` seconds kills it and is recorded as such, the solves after it as
+    skipped.
 
     Children come from a fork server (fork-safe even after numba or BLAS started threads), so
-    each solve's peak memory is its own process's.
+    each cell's peak memory is its own process's.
     """
-    budgets = [(DEFAULT, None), *cell.points]
     if multiprocessing.current_process().daemon:  # e.g. a daemonic dask worker: no children
         return _solve_cell(cell)
     ctx = multiprocessing.get_context("forkserver")
@@ -208,27 +211,27 @@ def run_cell(cell: Cell, timeout: float) -> list[dict]:
     proc = ctx.Process(target=_child, args=(cell, send, env))
     proc.start()
     send.close()
-    rows = []
+    rows, solves = [], cell.solves()
     t0 = time.perf_counter()
-    for budget, value in budgets:
+    for solve in solves:
         if not receive.poll(timeout):
             proc.kill()
-            proc.join()
-            rows.append(_row(cell, st.TIMEOUT, budget, value, reason=f"no result within {timeout:g} s",
+            rows.append(_row(cell, st.TIMEOUT, solve, reason=f"no result within {timeout:g} s",
                              solve_time=time.perf_counter() - t0, time=timeout))
             break
         try:
             rows.append(receive.recv())
         except EOFError:  # the child died (a solver crash)
             proc.join()
-            rows.append(_row(cell, st.ERROR, budget, value,
+            rows.append(_row(cell, st.ERROR, solve,
                              reason=f"the solver process died (exit code {proc.exitcode})"))
             break
         t0 = time.perf_counter()
     proc.join()
-    for budget, value in budgets[len(rows):]:
-        rows.append(_row(cell, st.SKIPPED, budget, value,
-                         reason=f"not run: the {rows[-1]['budget']} solve before it ended in {rows[-1]['status']}"))
+    last = rows[-1]
+    rows += [_row(cell, st.SKIPPED, solve, reason=f"not run: the solve before it ({last['budget']}, "
+                  f"repetition {last['repetition']}) ended in {last['status']}")
+             for solve in solves[len(rows):]]
     return rows
 
 
@@ -244,15 +247,13 @@ def _solve_cell(cell: Cell, emit=None) -> list[dict]:
     """The rows of one cell, each passed to ``emit`` as soon as it is measured."""
     from .problems import get_problem
 
-    budgets = [(DEFAULT, None), *cell.points]
     rows = []
     try:
         sp = _materialize(_instance(get_problem(cell.problem), cell.size)[cell.kind])
     except Exception as exc:  # noqa: BLE001 - a broken instance is a result, not a stop
         sp, failure = None, f"building the instance failed: {type(exc).__name__}: {exc}"[:300]
-    for budget, value in budgets:
-        row = _solve(sp, cell, budget, value) if sp is not None else _row(cell, st.ERROR, budget, value,
-                                                                            reason=failure)
+    for solve in cell.solves():
+        row = _solve(sp, cell, solve) if sp is not None else _row(cell, st.ERROR, solve, reason=failure)
         row["peak_memory"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0  # MiB
         rows.append(row)
         if emit is not None:
@@ -260,25 +261,26 @@ def _solve_cell(cell: Cell, emit=None) -> list[dict]:
     return rows
 
 
-def _solve(sp, cell, budget, value) -> dict:
+def _solve(sp, cell, solve) -> dict:
     from .exceptions import SolverFailed
     from .subproblem import CertificateWarning
 
+    _, budget, value = solve
     kwargs = {} if budget == DEFAULT else {budget: value}
-    sp.invalidate()  # every solve of the schedule builds and compiles afresh: comparable times
+    sp.invalidate()  # every solve builds and compiles afresh: comparable times
     try:
         with warnings.catch_warnings():  # an uncertified solve becomes status rejected_certificate
             warnings.simplefilter("ignore", CertificateWarning)
             record = sp.solve(cell.solver, **kwargs)
     except SolverFailed as exc:
         if not exc.attempts:
-            return _row(cell, _closed_status(exc.status, False), budget, value, reason=str(exc.status))
+            return _row(cell, _closed_status(exc.status, False), solve, reason=str(exc.status))
         record = exc.attempts[-1]
-    except Exception as exc:  # noqa: BLE001 - a crashing solver is a result, not a stop
-        return _row(cell, st.ERROR, budget, value, reason=traceback.format_exc(limit=3)[-600:])
+    except Exception:  # noqa: BLE001 - a crashing solver is a result, not a stop
+        return _row(cell, st.ERROR, solve, reason=traceback.format_exc(limit=3)[-600:])
     objective, residual, certified = _certify(sp, record)
     closed = _closed_status(record.status, certified)
-    return _row(cell, closed, budget, value, reason="" if closed == record.status else str(record.status),
+    return _row(cell, closed, solve, reason="" if closed == record.status else str(record.status),
                 objective=objective, certificate=residual, certified=certified,
                 compile_time=record.compile_time, solve_time=record.solve_time,
                 time=(record.compile_time or 0.0) + record.solve_time, iterations=record.iterations,
@@ -311,10 +313,11 @@ def _closed_status(raw, certified):
     return st.ERROR
 
 
-def _row(cell, status, budget=DEFAULT, value=None, **values):
+def _row(cell, status, solve=(0, DEFAULT, None), **values):
+    repetition, budget, value = solve
     row = dict.fromkeys(COLUMNS, np.nan)
     row.update(problem=cell.problem, kind=cell.kind, size=int(cell.size), solver=cell.solver,
-               repetition=int(cell.repetition), budget=budget, options="", reason="",
+               repetition=int(repetition), budget=budget, options="", reason="",
                iterations=None, certified=False, status=st.check_status(status))
     if budget != DEFAULT:
         row[budget] = value
@@ -351,7 +354,8 @@ def _prepare_out(out) -> Path:
 
 
 def read_log(path) -> dict:
-    """{cell key: [rows]} of a results.jsonl; a ValueError naming the file and line if corrupt."""
+    """{cell key: {(repetition, budget, tol, max_iter): row}} of a results.jsonl (the last row of
+    each solve wins); a ValueError naming the file and line if it is corrupt."""
     done = {}
     if not Path(path).exists():
         return done
@@ -359,14 +363,31 @@ def read_log(path) -> dict:
         for number, line in enumerate(fh, 1):
             try:
                 row = json.loads(line)
-                key = (row["problem"], row["kind"], int(row["size"]), row["solver"], int(row["repetition"]))
                 st.check_status(row["status"])
+                done.setdefault(_cell_key(row), {})[_solve_key(row)] = row
             except (ValueError, KeyError, TypeError) as exc:
                 raise ValueError(f"results file {path}, line {number}, is not a row of this fsopt "
                                  f"version ({type(exc).__name__}: {exc}); move it away or choose "
                                  f"another --out") from None
-            done.setdefault(key, []).append(row)
     return done
+
+
+def _cell_key(row):
+    return (row["problem"], row["kind"], int(row["size"]), row["solver"])
+
+
+def _solve_key(row):
+    budget = row["budget"]
+    return _solve_id((row["repetition"], budget, None if budget == DEFAULT else row[budget]))
+
+
+def _solve_id(solve):
+    repetition, budget, value = solve
+    return (int(repetition), budget, None if value is None else float(value))
+
+
+def _finished(cell, logged) -> bool:
+    return all(_solve_id(solve) in logged for solve in cell.solves())
 
 
 def run(out="bench-results", quick=False, problem_names=None, solvers=None, timeout=300.0,
@@ -387,7 +408,7 @@ def run(out="bench-results", quick=False, problem_names=None, solvers=None, time
     log = out / "results.jsonl"
     done = read_log(log)
     cells, skipped = plan(problem_names, solvers, quick, repeat)
-    todo = [c for c in cells if c.key not in done]
+    todo = [c for c in cells if not _finished(c, done.get(c.key, {}))]
     with contextlib.ExitStack() as stack:
         if dask:
             _dask_client(dask, stack)
@@ -398,10 +419,10 @@ def run(out="bench-results", quick=False, problem_names=None, solvers=None, time
             for rows in tqdm(results, total=len(todo), desc="bench", disable=not progress):
                 for row in rows:
                     fh.write(json.dumps(row, default=_json_default) + "\n")
+                    done.setdefault(_cell_key(row), {})[_solve_key(row)] = row
                 fh.flush()
-                done[tuple(rows[0][k] for k in KEY)] = rows
-    keys = {c.key for c in cells}
-    rows = [r for k, group in done.items() if k in keys for r in group] + skipped
+    rows = [done[c.key][_solve_id(solve)] for c in cells for solve in c.solves()]
+    rows += skipped
     frame = pd.DataFrame(rows, columns=COLUMNS)
     frame = add_reference_error(frame, bench_problems)
     frame = frame.sort_values(["problem", "kind", "size", "solver", "repetition", "budget", "tol",

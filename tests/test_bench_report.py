@@ -38,9 +38,9 @@ def test_shifted_geometric_mean_matches_a_hand_computed_case():
 def _frame(rows):
     cells = []
     for kind, size, solver, rep, time, solved in rows:
-        cell = bench.Cell("p", kind, size, solver, rep)
         status = "optimal" if solved else "rejected_certificate"
-        cells.append(bench._row(cell, status, time=time, certified=solved, objective=1.0))
+        cells.append(bench._row(bench.Cell("p", kind, size, solver), status, (rep, "default", None),
+                                time=time, certified=solved, objective=1.0))
     return pd.DataFrame(cells, columns=bench.COLUMNS)
 
 
