@@ -36,7 +36,6 @@ import multiprocessing
 import os
 import resource
 import time
-import traceback
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
@@ -163,7 +162,7 @@ def _schedule(bench, quick):
 def plan(problem_names=None, solvers=None, quick=False, repeat=1):
     """The grid: ``(cells to run, skipped rows)`` for each benchable problem, size, subproblem
     kind and solver (every registered backend and profile unless ``solvers`` names some)."""
-    names = list(solvers) if solvers else _all_solvers()
+    names = list(dict.fromkeys(solvers)) if solvers else _all_solvers()
     for name in names:
         _backend(name)
     cells, skipped = [], []
@@ -276,8 +275,8 @@ def _solve(sp, cell, solve) -> dict:
         if not exc.attempts:
             return _row(cell, _closed_status(exc.status, False), solve, reason=str(exc.status))
         record = exc.attempts[-1]
-    except Exception:  # noqa: BLE001 - a crashing solver is a result, not a stop
-        return _row(cell, st.ERROR, solve, reason=traceback.format_exc(limit=3)[-600:])
+    except Exception as exc:  # noqa: BLE001 - a crashing solver is a result, not a stop
+        return _row(cell, st.ERROR, solve, reason=f"{type(exc).__name__}: {exc}"[:400])
     objective, residual, certified = _certify(sp, record)
     closed = _closed_status(record.status, certified)
     return _row(cell, closed, solve, reason="" if closed == record.status else str(record.status),
