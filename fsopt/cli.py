@@ -1,13 +1,12 @@
 """Command line: ``fsopt solvers``, ``fsopt problems``, ``fsopt run METHOD --problem NAME``.
 
-A method plugs into ``run`` by providing a module ``fsopt.<method>.cli`` with
-``add_arguments(parser)`` (optional) and ``run(args, problem, X, y) -> int``.
+A method plugs into ``run`` by providing a module ``<its package>.cli`` with
+``add_arguments(parser)`` (optional) and ``run(args, problem, X, y) -> int``; its package is
+``fsopt.<method>`` or one named by an installed plugin's ``fsopt.methods`` entry point.
 """
 from __future__ import annotations
 
 import argparse
-import importlib
-import pkgutil
 import sys
 
 from .exceptions import SolverFailed
@@ -23,12 +22,14 @@ def save_figure(fig, path) -> None:
 
 
 def _method_clis() -> dict:
-    import fsopt
+    """{method: its ``cli`` module}, fsopt's own methods and the plugins' (``fsopt.methods``)."""
+    from .plugins import method_module, method_packages
 
     found = {}
-    for info in pkgutil.iter_modules(fsopt.__path__):
-        if info.ispkg and importlib.util.find_spec(f"fsopt.{info.name}.cli") is not None:
-            found[info.name] = importlib.import_module(f"fsopt.{info.name}.cli")
+    for method in method_packages():
+        module = method_module(method, "cli")
+        if module is not None:
+            found[method] = module
     return found
 
 
@@ -60,13 +61,15 @@ def _cmd_problems(args) -> int:
 
 def _cmd_bench(args) -> int:
     from . import bench
+    from .bench_stats import summary
 
     frame = bench.run(out=args.out, quick=args.quick, problem_names=args.problem,
                       solvers=args.solver, timeout=args.timeout, n_jobs=args.jobs,
-                      dask=args.dask, progress=not args.quiet)
-    print(bench.summary(frame))
-    print(f"\n{len(frame)} solves; results in {args.out}/results.csv, results.parquet, "
-          f"time_vs_size.png, error_vs_time.png")
+                      dask=args.dask, progress=not args.quiet, repeat=args.repeat, shift=args.shift)
+    print(summary(frame, args.timeout, args.shift))
+    print(f"{len(frame)} rows ({int(frame['solved'].sum())} certified solves); in {args.out}/: "
+          f"results.csv, results.parquet, summary.md, performance_profile.png, error_vs_time.png, "
+          f"time_vs_size.png, report.html")
     return 0
 
 
@@ -111,7 +114,10 @@ def build_parser(clis=None) -> argparse.ArgumentParser:
     b.add_argument("--out", default="bench-results", help="output directory (resumable)")
     b.add_argument("--problem", nargs="+", default=None, help="only these problems")
     b.add_argument("--solver", nargs="+", default=None, help="only these solvers/profiles")
-    b.add_argument("--timeout", type=float, default=300.0, help="seconds per solve")
+    b.add_argument("--timeout", type=float, default=300.0,
+                   help="seconds per solve; unsolved solves count at this limit in the SGM")
+    b.add_argument("--repeat", type=int, default=1, help="repetitions per solve (median reported)")
+    b.add_argument("--shift", type=float, default=10.0, help="shift (s) of the geometric mean")
     b.add_argument("--jobs", type=int, default=1, help="parallel solves (joblib)")
     b.add_argument("--dask", default=None, metavar="ADDRESS",
                    help="run on a dask.distributed scheduler ('local' starts a local cluster)")

@@ -13,8 +13,6 @@ A method registers checks in ``fsopt/<method>/checks.py``::
 """
 from __future__ import annotations
 
-import importlib
-import pkgutil
 import time
 from dataclasses import dataclass, field
 from typing import Callable
@@ -53,12 +51,13 @@ def check(name: str, claim: str):
 
 
 def checks() -> dict[str, Check]:
-    """Every registered check (imports ``fsopt.<method>.checks`` modules)."""
-    import fsopt
+    """Every registered check: each method's ``checks`` module (fsopt's own and the
+    ``fsopt.methods`` plugins'), then the ``fsopt.checks`` entry points."""
+    from .plugins import load_checks, method_module, method_packages
 
-    for info in pkgutil.iter_modules(fsopt.__path__):
-        if info.ispkg and importlib.util.find_spec(f"fsopt.{info.name}.checks") is not None:
-            importlib.import_module(f"fsopt.{info.name}.checks")
+    for method in method_packages():
+        method_module(method, "checks")
+    load_checks()
     return dict(_CHECKS)
 
 
