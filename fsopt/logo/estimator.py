@@ -10,6 +10,7 @@ from sklearn.feature_selection import SelectorMixin
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted
 
+from ..chunked import check_blockwise, is_blockwise
 from ..driver import FixedPointDriver
 from ..solvers import resolve_solver
 from ..validation import check_data
@@ -82,7 +83,11 @@ class LOGO(SelectorMixin, BaseEstimator):
 
     def fit(self, X, y):
         self._validate_params()
-        X, y = check_data(X, y, min_classes=2, min_per_class=2)
+        if is_blockwise(X):  # dask, zarr, h5py, scipy.sparse: checked and used block by block
+            check_blockwise(X)
+            y = check_data(np.zeros((X.shape[0], 1)), y, min_classes=2, min_per_class=2)[1]
+        else:
+            X, y = check_data(X, y, min_classes=2, min_per_class=2)
         subproblem = GarroteLogistic(lam=self.lam, beta=self.beta)
         for name in (self.solver, *self.fallback):
             resolve_solver(name, subproblem)

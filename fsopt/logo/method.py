@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..chunked import take_columns
 from ..driver import FixedPointMethod, Step
 from ..margins import expected_margins
 
@@ -21,7 +22,7 @@ class LogoFixedPoint(FixedPointMethod):
         return np.ones(self.X.shape[1]) if self.w0 is None else np.asarray(self.w0, dtype=float)
 
     def statistics(self, iterate, active):
-        X = self.X if active.all() else self.X[:, active]  # no copy while nothing is pruned
+        X = self.X if active.all() else take_columns(self.X, active)  # no copy while nothing is pruned
         return expected_margins(X, self.y, iterate[active], self.sigma)
 
     def update(self, stats, iterate, active):
