@@ -31,11 +31,11 @@ def write_spiral(path, J, fmt, width, dtype):
     from fsopt.datasets.spiral import make_spiral
 
     X2, y = make_spiral(N_PER_CLASS, 0, random_state=0)
-    N = X2.shape[0]
+    N, width = X2.shape[0], min(width, J)
     if fmt == "zarr":
         import zarr
-        X = zarr.open_array(path, mode="w", shape=(N, J), chunks=(N, width), dtype=dtype,
-                            compressors=None)
+        X = zarr.create_array(store=path, shape=(N, J), chunks=(N, width), dtype=dtype,
+                              compressors=None, overwrite=True)
     else:
         import h5py
         X = h5py.File(path, "w").create_dataset("X", shape=(N, J), chunks=(N, width), dtype=dtype)
