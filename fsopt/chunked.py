@@ -29,8 +29,9 @@ def is_blockwise(X):
 
 
 def _kind(X):
-    module = type(X).__module__.split(".")[0]
-    return module if module in ("dask", "zarr", "h5py") else None
+    module = type(X).__module__ + "."
+    return next((k.split(".")[0] for k in ("dask.array.", "zarr.", "h5py.") if module.startswith(k)),
+                None)
 
 
 class ColumnSubset:
@@ -113,9 +114,8 @@ def weighted_manhattan_blockwise(X, w):
     from .margins import weighted_manhattan
 
     if _kind(X) == "dask":
-        w_parts = [_delayed(w[j0:j1]) for j0, j1, _ in _dask_blocks(X)]
-        return _dask_sum([_delayed(_partial_distances)(blk, wk)
-                          for (_, _, blk), wk in zip(_dask_blocks(X), w_parts)], X.shape[0])
+        return _dask_sum([_delayed(_partial_distances)(blk, w[j0:j1])
+                          for j0, j1, blk in _dask_blocks(X)], X.shape[0])
     D = np.zeros((X.shape[0], X.shape[0]))
     for j0, j1, block in column_blocks(X):  # blocks aligned to the kernel's: D as in memory, bit for bit
         weighted_manhattan(block, w[j0:j1], out=D)
