@@ -84,7 +84,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--N", type=int, default=460)
     ap.add_argument("--J", type=int, default=20_000)
-    ap.add_argument("--blocks", type=int, nargs="+", default=[128, margins._Z_BLOCK],
+    ap.add_argument("--blocks", type=int, nargs="+", default=[128, margins._Z_BLOCK, 1024],
                     help="column blocks of the z̄ kernel (margins._Z_BLOCK) to compare")
     args = ap.parse_args()
     numba.set_num_threads(1)

@@ -1,7 +1,7 @@
 """Measure LOGO's O(N²J) statistics: fsopt's kernel vs one scipy cdist pass, in one run.
 
     python benchmarks/logo_statistics.py [--n-per-class 230] [--J 1000 20000 100000]
-        [--z-blocks 128 1024]
+        [--z-blocks 128 512]
 
 Prints a table: J, z̄ column block (at most; ``margins._Z_BLOCK``), time of expected_margins
 (float64, float32), time of one cdist(X, X, "cityblock") pass on the same X, and their ratio;
