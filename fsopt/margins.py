@@ -19,7 +19,7 @@ from .chunked import (is_blockwise, signed_abs_sum_blockwise, take_columns,
 
 _BLOCK = 128  # columns per block of the distances: X[:, block] stays in cache
 _Z_BLOCK = 512  # at most this many columns per task of z̄: the per-pair work amortized over more
-# columns, 1.04–1.5× (float64) and 1.25–1.3× (float32) the speed of 128 per core in three runs of
+# columns, 1.04–1.55× (float64) and 1.25–1.3× (float32) the speed of 128 per core in three runs of
 # benchmarks/fma_peak.py; 1024 was faster in some runs and slower in one (float64)
 
 
