@@ -6,31 +6,43 @@ the binary margin.  The O(N²J) part is a compiled kernel (numba): one pass over
 each |x_n − x_i| computed once for both rows, column blocks spread over the cores, no N×N×J
 array; the distances likewise (rows paired so both cores get equal work).  float32 input is
 kept in float32 (opt-in: half the memory; z̄ agrees with float64 to 1e-4 of its largest entry,
-tested); anything else is computed in float64.
+tested); anything else is computed in float64.  X that is not one NumPy array (dask, zarr, h5py,
+scipy.sparse) is summed one column block at a time by :mod:`fsopt.chunked`.
 """
 from __future__ import annotations
 
 import numba
 import numpy as np
 
-_BLOCK = 128  # columns per block: X[:, block] and Z[:, block] stay in cache
+from .chunked import (is_blockwise, signed_abs_sum_blockwise, take_columns,
+                      weighted_manhattan_blockwise)
+
+_BLOCK = 128  # columns per block of the distances: X[:, block] stays in cache
+_Z_BLOCK = 512  # at most this many columns per task of z̄: the per-pair work amortized over more
+# columns, 1.04–1.55× (float64) and 1.25–1.3× (float32) the speed of 128 per core in three runs of
+# benchmarks/fma_peak.py; 1024 was faster in some runs and slower in one (float64)
 
 
-def weighted_manhattan(X, w):
-    """D[n, i] = Σ_j w_j |x_nj − x_ij| for w ≥ 0, in float64 (compiled, both cores, no copy of X)."""
+def weighted_manhattan(X, w, out=None):
+    """D[n, i] = Σ_j w_j |x_nj − x_ij| for w ≥ 0, in float64 (compiled, both cores, no copy of X).
+
+    With ``out``, the sum is added to it in place (the column blocks of a larger X in turn).
+    """
+    if is_blockwise(X):
+        return weighted_manhattan_blockwise(X, np.asarray(w))
     X = np.ascontiguousarray(X)
-    return _weighted_cityblock(X, np.ascontiguousarray(w, dtype=X.dtype), _BLOCK)
+    D = np.zeros((X.shape[0], X.shape[0])) if out is None else out
+    _weighted_cityblock(X, np.ascontiguousarray(w, dtype=X.dtype), _BLOCK, D)
+    return D
 
 
 @numba.njit(parallel=True, cache=True, nogil=True)
-def _weighted_cityblock(X, w, block):
+def _weighted_cityblock(X, w, block, D):
     N = X.shape[0]
-    D = np.zeros((N, N))
     for k in numba.prange((N + 1) // 2):  # rows k and N−1−k: equal work per task
         _row_distances(X, w, D, k, block)
         if N - 1 - k != k:
             _row_distances(X, w, D, N - 1 - k, block)
-    return D
 
 
 @numba.njit(cache=True, nogil=True, fastmath=True)
@@ -85,16 +97,20 @@ def margin_coefficients(X, y, w, sigma):
     for any set of columns of X (a column's z̄ does not depend on the others)."""
     w = np.asarray(w)
     weighted = w > 0  # zero-weight columns add nothing to the distances
-    D = weighted_manhattan(X if weighted.all() else X[:, weighted], w[weighted])
+    D = weighted_manhattan(X if weighted.all() else take_columns(X, weighted), w[weighted])
     P_hit, P_miss = neighbor_probabilities(D, y, sigma)
     return P_miss - P_hit
 
 
 def signed_abs_sum(A, X):
     """Z[n] = Σ_i A[n, i] |x_n − x_i| (the O(N²J) hot path), in X's float type."""
+    if is_blockwise(X):
+        return signed_abs_sum_blockwise(A, X)
     dtype = np.float32 if X.dtype == np.float32 else np.float64
     X = np.ascontiguousarray(X, dtype=dtype)
-    return _signed_abs_sum(np.ascontiguousarray(A, dtype=dtype), X, _BLOCK)
+    tasks = 4 * numba.get_num_threads()  # enough column blocks to keep every core busy
+    block = min(_Z_BLOCK, _BLOCK * max(1, -(-X.shape[1] // (_BLOCK * tasks))))
+    return _signed_abs_sum(np.ascontiguousarray(A, dtype=dtype), X, block)
 
 
 @numba.njit(parallel=True, cache=True, nogil=True)

@@ -16,13 +16,6 @@ ESTIMATORS = [
     LFS(alpha=2, tau=1, n_beta=3, n_rounding=20, random_state=0),
 ]
 
-# LOGO accepts CSR/CSC and hands it to its statistics untouched; the sparse statistics (L1
-# distances and z̄ from sparse columns) come with branch i11-scale.  Remove after merging it: the
-# strict mark then fails as a reminder.
-NEEDS_SPARSE_STATISTICS = pytest.mark.xfail(strict=True, reason="needs i11-scale sparse statistics")
-LOGO_SPARSE_CHECKS = {"check_estimator_sparse_tag", "check_estimator_sparse_array",
-                      "check_estimator_sparse_matrix"}
-
 # sklearn draws y independently of X in some checks (check_fit_idempotent, check_n_features_in,
 # ...): selecting no feature is then LOGO's right answer, and both LOGO and SelectorMixin say so.
 pytestmark = [pytest.mark.filterwarnings("ignore:LOGO. every weight is zero:UserWarning"),
@@ -30,7 +23,5 @@ pytestmark = [pytest.mark.filterwarnings("ignore:LOGO. every weight is zero:User
 
 
 @parametrize_with_checks(ESTIMATORS)
-def test_scikit_learn_check(estimator, check, request):
-    if isinstance(estimator, LOGO) and check.func.__name__ in LOGO_SPARSE_CHECKS:
-        request.applymarker(NEEDS_SPARSE_STATISTICS)
+def test_scikit_learn_check(estimator, check):
     check(estimator)

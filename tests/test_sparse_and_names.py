@@ -88,7 +88,6 @@ def test_lfs_refuses_sparse_x_above_its_dense_limit_before_any_work(monkeypatch)
         LFS(alpha=2).fit(sp.csr_matrix(X), y)
 
 
-@pytest.mark.xfail(strict=True, reason="needs i11-scale sparse statistics")
 @pytest.mark.parametrize("to_sparse", [sp.csr_matrix, sp.csc_matrix])
 def test_logo_sparse_selects_as_dense(to_sparse):
     X, y = make_spiral(120, 20, random_state=0)

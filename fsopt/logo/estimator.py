@@ -5,14 +5,16 @@ import warnings
 from numbers import Integral, Real
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 from sklearn.feature_selection import SelectorMixin
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted
 
+from ..chunked import check_blockwise, is_blockwise
 from ..driver import FixedPointDriver
 from ..solvers import resolve_solver
-from ..validation import validate_fit
+from ..validation import check_data, validate_fit
 from .garrote import GarroteLogistic
 from .method import LogoFixedPoint
 
@@ -97,7 +99,12 @@ class LOGO(SelectorMixin, BaseEstimator):
 
     def fit(self, X, y):
         self._validate_params()
-        X, y = validate_fit(self, X, y, accept_sparse=("csr", "csc"), min_per_class=2)
+        if is_blockwise(X) and not sp.issparse(X):  # dask, zarr, h5py: checked block by block
+            check_blockwise(X)
+            y = check_data(np.zeros((X.shape[0], 1)), y, min_per_class=2)[1]
+            self.n_features_in_ = X.shape[1]
+        else:  # dense or CSR/CSC (the statistics read sparse X one column block at a time)
+            X, y = validate_fit(self, X, y, accept_sparse=("csr", "csc"), min_per_class=2)
         subproblem = GarroteLogistic(lam=self.lam, beta=self.beta)
         checked = () if self.check_against is None else (self.check_against,)
         for name in (self.solver, *self.fallback, *checked):

@@ -19,6 +19,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import expit
 
+from ..chunked import column_ranges, take_columns
 from ..driver import FixedPointMethod, Step
 from ..exceptions import SolverFailed
 from ..margins import margin_coefficients, signed_abs_sum
@@ -57,7 +58,7 @@ class LogoFixedPoint(FixedPointMethod):
 
     def statistics(self, iterate, active):
         A = margin_coefficients(self.X, self.y, iterate, self.sigma)  # w = 0 off the active set
-        X = self.X if active.all() else self.X[:, active]  # no copy while nothing is eliminated
+        X = self.X if active.all() else take_columns(self.X, active)  # no copy while nothing is eliminated
         return A, signed_abs_sum(A, X)
 
     def update(self, stats, iterate, active):
@@ -83,7 +84,7 @@ class LogoFixedPoint(FixedPointMethod):
             unsure = self._unsure(unchecked, tol)
             if unsure.size:
                 unchecked = np.setdiff1d(unchecked, unsure, assume_unique=True)
-                Z_unsure = signed_abs_sum(A, self.X[:, unsure])
+                Z_unsure = signed_abs_sum(A, self._columns(unsure))
                 self._set_reference(unsure, self._gradient_of(Z_unsure), Z_unsure)
                 pool, Z_pool = np.concatenate([pool, unsure]), np.hstack([Z_pool, Z_unsure])
             enter = self._grad[pool] < -tol
@@ -148,9 +149,15 @@ class LogoFixedPoint(FixedPointMethod):
         block = max(1, _CHUNK_ELEMENTS // self.X.shape[0])
         for start in range(0, stale.size, block):
             cols = stale[start:start + block]
-            Z = signed_abs_sum(self._A, self.X[:, cols])
+            Z = signed_abs_sum(self._A, self._columns(cols))
             self._set_reference(cols, self._gradient_of(Z), Z)
         return out[self._grad[out] < -tol]
+
+    def _columns(self, index):
+        """X[:, index] for an increasing index array, without reading a store or densifying."""
+        mask = np.zeros(self.X.shape[1], dtype=bool)
+        mask[index] = True
+        return take_columns(self.X, mask)
 
     def _tolerance(self, w):
         return self.subproblem.certificate_tol * max(1.0, float(w.max(initial=0.0)))
@@ -164,5 +171,5 @@ class LogoFixedPoint(FixedPointMethod):
         if out.size == 0 or getattr(self.subproblem, "beta", None) is not None:  # (8): ν moves
             return out
         if self._range is None:
-            self._range = np.ptp(self.X, axis=0)
+            self._range = column_ranges(self.X)
         return out[self._lower_bound(out) < -tol]
