@@ -12,6 +12,7 @@ pass's weights need binary sets; see ``rounding.py``.
 from __future__ import annotations
 
 import contextlib
+import threading
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -65,15 +66,18 @@ class PointResult:
     fallback: bool = False  # no rounding of any β was feasible
 
 
-_CACHE: dict = {}  # (M, α) -> (EpsilonMax, EpsilonConstraint): one cvxpy build per process
+# (M, α) -> (EpsilonMax, EpsilonConstraint): one cvxpy build (and one HiGHS handle) per worker.
+# Thread-local: the subproblems hold mutable data and a solver handle, so threads (joblib's
+# "threading", dask workers with processes=False) each get their own; processes have their own.
+_LOCAL = threading.local()
 
 
 def _subproblems(n_features, alpha):
     key = (n_features, alpha)
-    if key not in _CACHE:
-        _CACHE.clear()
-        _CACHE[key] = (EpsilonMax(n_features, alpha), EpsilonConstraint(n_features, alpha))
-    return _CACHE[key]
+    cache = getattr(_LOCAL, "cache", None)
+    if cache is None or key not in cache:
+        _LOCAL.cache = cache = {key: (EpsilonMax(n_features, alpha), EpsilonConstraint(n_features, alpha))}
+    return cache[key]
 
 
 def _strip(record):

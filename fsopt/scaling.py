@@ -1,0 +1,50 @@
+"""The units of X: one global scale, so that no result depends on them.
+
+Every estimator divides X by its *typical spread* s — the median standard deviation of the
+non-constant features — right after validating it, and maps its unit-bearing outputs back
+(LOGO's weights ×1/s, LFS's radii ×s).  So σ (LOGO, LFS), τ and C (NMMKL) are in units of the
+data's typical spread: on standardized data s = 1 and nothing changes; on X·c every selection
+is the one on X.  One scale for all features keeps their relative scales (which the methods
+use); a per-feature standardization would change the problem and is left to the user.
+Constant features (max = min) carry no information: :func:`constant_features` finds them and
+each method documents what it does with them (never selected).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+
+def constant_features(X) -> np.ndarray:
+    """Boolean mask of the columns of X whose entries are all equal."""
+    return np.ptp(X, axis=0) == 0
+
+
+def typical_spread(X) -> float:
+    """Median standard deviation of the non-constant columns of X (overflow-safe)."""
+    varying = ~constant_features(X)
+    if not varying.any():
+        raise ValueError(f"X has no non-constant feature (all {X.shape[1]} columns are constant); "
+                         "there is nothing to select from")
+    Xv = X[:, varying]
+    top = float(np.max(np.abs(Xv)))
+    return float(np.median((Xv / top).std(axis=0))) * top
+
+
+def rescale(X) -> tuple[np.ndarray, float]:
+    """``(X / s, s)`` with s = :func:`typical_spread`; a clear error if X / s is not finite."""
+    s = typical_spread(X)
+    if not (np.isfinite(s) and s > 0):
+        raise ValueError(f"the typical spread of X is {s!r}; X's scale is outside floating point range")
+    with np.errstate(over="ignore", under="ignore"):
+        Xs = X / s if s != 1.0 else X
+    check_finite(Xs, "X divided by its typical spread",
+                 "the feature scales span too many orders of magnitude; standardize X")
+    return Xs, s
+
+
+def check_finite(values, what, hint=""):
+    """ValueError naming ``what`` (and the first bad index) if ``values`` has NaN or infinity."""
+    values = np.asarray(values)
+    if not np.all(np.isfinite(values)):
+        where = tuple(int(i) for i in np.argwhere(~np.isfinite(values))[0])
+        raise ValueError(f"{what} is not finite at index {where}" + (f": {hint}" if hint else ""))
