@@ -1,7 +1,7 @@
 """The units of X: one global scale, so that no result depends on them.
 
 Every estimator divides X by its *typical spread* s — the median standard deviation of the
-non-constant features — right after validating it, and maps its unit-bearing outputs back
+non-constant features, taken as exactly 1 within 1e-12 of it — right after validating it, and maps its unit-bearing outputs back
 (LOGO's weights ×1/s, LFS's radii ×s).  So σ (LOGO, LFS), τ and C (NMMKL) are in units of the
 data's typical spread: on standardized data s = 1 and nothing changes; on X·c every selection
 is the one on X.  One scale for all features keeps their relative scales (which the methods
@@ -33,6 +33,8 @@ def typical_spread(X) -> float:
 def rescale(X) -> tuple[np.ndarray, float]:
     """``(X / s, s)`` with s = :func:`typical_spread`; a clear error if X / s is not finite."""
     s = typical_spread(X)
+    if abs(s - 1.0) < 1e-12:  # standardized data: left bit-identical
+        s = 1.0
     if not (np.isfinite(s) and s > 0):
         raise ValueError(f"the typical spread of X is {s!r}; X's scale is outside floating point range")
     with np.errstate(over="ignore", under="ignore"):

@@ -11,6 +11,7 @@ from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted
 
 from ..driver import FixedPointDriver
+from ..scaling import rescale
 from ..solvers import resolve_solver
 from ..validation import validate_fit
 from .garrote import GarroteLogistic
@@ -84,6 +85,7 @@ class LOGO(SelectorMixin, BaseEstimator):
     def fit(self, X, y):
         self._validate_params()
         X, y = validate_fit(self, X, y, accept_sparse=("csr", "csc"), min_per_class=2)
+        X, x_scale = rescale(X)  # σ in units of X's typical spread: see fsopt.scaling
         subproblem = GarroteLogistic(lam=self.lam, beta=self.beta)
         for name in (self.solver, *self.fallback):
             resolve_solver(name, subproblem)
@@ -98,7 +100,7 @@ class LOGO(SelectorMixin, BaseEstimator):
         if not np.any(result.iterate > 0):
             warnings.warn(f"LOGO: every weight is zero (lam={self.lam:g} too large for these "
                           f"margins?); no feature is selected", UserWarning, stacklevel=2)
-        self.weights_ = result.iterate
+        self.weights_ = result.iterate / x_scale  # weights of the features in X's own units
         self.history_ = result.history
         self.n_iter_ = result.n_iter
         self.converged_ = result.converged
