@@ -96,12 +96,12 @@ def check_output_file(path, what):
     from matplotlib.figure import Figure
 
     target = Path(path)
-    formats = Figure().canvas.get_supported_filetypes()
-    if target.suffix.lstrip(".").lower() not in formats:
-        raise ValueError(f"{what} {path}: unknown figure format {target.suffix!r}; "
-                         f"use one of {', '.join('.' + f for f in sorted(formats))}")
     if target.is_dir():
         raise ValueError(f"{what} {path}: is a directory")
+    formats = Figure().canvas.get_supported_filetypes()
+    if target.suffix and target.suffix.lstrip(".").lower() not in formats:  # none: matplotlib's png
+        raise ValueError(f"{what} {path}: unknown figure format {target.suffix!r}; "
+                         f"use one of {', '.join('.' + f for f in sorted(formats))}")
     if not target.parent.is_dir():
         raise ValueError(f"{what} {path}: directory {target.parent} does not exist")
     existed = target.exists()

@@ -26,8 +26,8 @@ def typical_spread(X) -> float:
         raise ValueError(f"X has no non-constant feature (all {X.shape[1]} columns are constant); "
                          "there is nothing to select from")
     Xv = X[:, varying]
-    top = float(np.max(np.abs(Xv)))
-    return float(np.median((Xv / top).std(axis=0))) * top
+    top = np.max(np.abs(Xv), axis=0)  # per column, so that squares neither overflow nor underflow
+    return float(np.median((Xv / top).std(axis=0) * top))
 
 
 def rescale(X) -> tuple[np.ndarray, float]:
