@@ -88,7 +88,7 @@ class LOGO(SelectorMixin, BaseEstimator):
         X, x_scale = rescale(X)  # σ in units of X's typical spread: see fsopt.scaling
         subproblem = GarroteLogistic(lam=self.lam, beta=self.beta)
         for name in (self.solver, *self.fallback):
-            resolve_solver(name, subproblem)
+            resolve_solver(name, subproblem, self.solver_options)  # names and options, before work
         w0 = self._check_w0(X.shape[1])
         method = LogoFixedPoint(X, y, self.sigma, subproblem, self.solver, self.fallback,
                                 self.solver_options, w0)

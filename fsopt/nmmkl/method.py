@@ -13,6 +13,7 @@ import numpy as np
 
 from ..driver import FixedPointMethod, Step
 from ..scaling import constant_features, rescale
+from ..solvers import resolve_solver
 from .qcqp import MKLDual
 from .recovery import PrimalRecoveryLP
 from .rounding import partition, select, theorem6_bound
@@ -35,6 +36,9 @@ class NMMKLMethod(FixedPointMethod):
         self.lp = PrimalRecoveryLP(alpha_tol=alpha_tol, violation_weight=violation_weight)
         self.solver, self.lp_solver, self.fallback = solver, lp_solver, tuple(fallback)
         self.solve_options, self.lp_options = dict(solve_options or {}), dict(lp_options or {})
+        for name in (solver, *self.fallback):  # names and options, before any work
+            resolve_solver(name, self.qcqp, self.solve_options)
+        resolve_solver(lp_solver, self.lp, self.lp_options)
         self.tie_tol = tie_tol
         self.state = {}
 
