@@ -143,27 +143,27 @@ class Subproblem(ABC):
         attempts = []
         for name, (backend, opts) in zip(names, resolved):
             record = self._attempt(name, backend, opts, attempts)
+            if refine and record.status == st.REJECTED_CERTIFICATE:
+                record = self._refine(name, backend, opts, record, attempts)
             if record.certified:
                 return record
-            if not (refine and record.status == st.REJECTED_CERTIFICATE):
-                continue
-            polished = self._polish(record, attempts)
-            if polished is not None and polished.certified:
-                return polished
-            used = opts.get("tol") if opts.get("tol") is not None else backend.default_tol
-            if used is None:  # an exact method: nothing to tighten
-                continue
-            tighter = dict(opts, tol=max(REFINE_FLOOR, REFINE_FACTOR * used))
-            record = self._attempt(name, backend, tighter, attempts, stage="refine")
-            if record.certified:
-                return record
-            if record.status == st.REJECTED_CERTIFICATE:
-                polished = self._polish(record, attempts)
-                if polished is not None and polished.certified:
-                    return polished
         last = attempts[-1]
         raise SolverFailed(self.describe(), last.solver, last.status, attempts=attempts,
                            residual=last.residual, detail=last.message)
+
+    def _refine(self, name, backend, opts, rejected, attempts) -> SolveRecord:
+        """Polish ``rejected``; if still rejected, re-solve at REFINE_FACTOR × the tolerance used
+        (the backend's ``default_tol`` if none was given; exact methods have none) and polish
+        that.  Returns the last record made (certified or not)."""
+        record = self._polish(rejected, attempts) or rejected
+        used = opts.get("tol") if opts.get("tol") is not None else backend.default_tol
+        if record.certified or used is None:
+            return record
+        record = self._attempt(name, backend, dict(opts, tol=max(REFINE_FLOOR, REFINE_FACTOR * used)),
+                               attempts, stage="refine")
+        if record.status == st.REJECTED_CERTIFICATE:
+            record = self._polish(record, attempts) or record
+        return record
 
     def _attempt(self, name, backend, opts, attempts, stage="solve") -> SolveRecord:
         """One solve with ``backend``, certified; appended to ``attempts`` unless certified."""
