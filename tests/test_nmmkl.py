@@ -7,7 +7,6 @@ from fsopt.datasets.nmmkl_toy import make_nmmkl_toy
 from fsopt.exceptions import SolverFailed
 from fsopt.nmmkl import NMMKL, exhaustive_search, partition, select, svm_dual
 from fsopt.nmmkl.protocol import fraction, tune
-from fsopt.scaling import typical_spread
 
 
 def random_problem(seed, N=40, d=8):
@@ -48,8 +47,7 @@ def test_kkt_of_theorem1_and_corollary2():
 def test_corollary3_m_equals_d_is_the_svm_dual():
     X, y = random_problem(2, N=50, d=6)
     est = NMMKL(6, C=0.7, tau=0.5, solver_options={"tol": 1e-10}).fit(X, y)
-    # NMMKL works on X in units of its typical spread (fsopt.scaling): τ, C are in those units
-    omega, alpha = svm_dual(X / typical_spread(X), y, C=0.7, tau=0.5)  # LIBSVM, no cvxpy
+    omega, alpha = svm_dual(X, y, C=0.7, tau=0.5)  # LIBSVM, no cvxpy
     assert est.records_[0].objective == pytest.approx(omega, rel=1e-6)
     np.testing.assert_allclose(est.alpha_, alpha, atol=1e-5)
     assert est.support_.all()
