@@ -12,10 +12,14 @@ each method documents what it does with them (never selected).
 from __future__ import annotations
 
 import numpy as np
+import scipy.sparse as sp
 
 
 def constant_features(X) -> np.ndarray:
-    """Boolean mask of the columns of X whose entries are all equal."""
+    """Boolean mask of the columns of X (dense or sparse) whose entries are all equal."""
+    if sp.issparse(X):
+        X = sp.csc_matrix(X)
+        return (X.max(axis=0) - X.min(axis=0)).toarray().ravel() == 0
     return np.ptp(X, axis=0) == 0
 
 
@@ -25,7 +29,13 @@ def typical_spread(X) -> float:
     if not varying.any():
         raise ValueError(f"X has no non-constant feature (all {X.shape[1]} columns are constant); "
                          "there is nothing to select from")
-    Xv = X[:, varying]
+    Xv = X[:, np.flatnonzero(varying)]
+    if sp.issparse(Xv):
+        top = abs(Xv).max(axis=0).toarray().ravel()
+        Y = sp.csc_matrix(Xv @ sp.diags(1.0 / top))
+        mean = np.asarray(Y.mean(axis=0)).ravel()
+        std = np.sqrt(np.maximum(np.asarray(Y.multiply(Y).mean(axis=0)).ravel() - mean**2, 0.0))
+        return float(np.median(std * top))
     top = np.max(np.abs(Xv), axis=0)  # per column, so that squares neither overflow nor underflow
     return float(np.median((Xv / top).std(axis=0) * top))
 
@@ -38,8 +48,8 @@ def rescale(X) -> tuple[np.ndarray, float]:
     if not (np.isfinite(s) and s > 0):
         raise ValueError(f"the typical spread of X is {s!r}; X's scale is outside floating point range")
     with np.errstate(over="ignore", under="ignore"):
-        Xs = X / s if s != 1.0 else X
-    check_finite(Xs, "X divided by its typical spread",
+        Xs = X if s == 1.0 else (X * (1.0 / s) if sp.issparse(X) else X / s)
+    check_finite(Xs.data if sp.issparse(Xs) else Xs, "X divided by its typical spread",
                  "the feature scales span too many orders of magnitude; standardize X")
     return Xs, s
 

@@ -10,6 +10,7 @@ The diagnostics check Corollary 2 and the KKT conditions of Theorem 1 in NumPy.
 from __future__ import annotations
 
 import numpy as np
+import scipy.sparse as sp
 
 from ..driver import FixedPointMethod, Step
 from ..scaling import constant_features, rescale
@@ -25,13 +26,14 @@ class NMMKLMethod(FixedPointMethod):
     def __init__(self, X, y, m, C=1.0, tau=1.0, solver="CLARABEL", lp_solver="HIGHS", fallback=(),
                  solve_options=None, lp_options=None, tie_tol=1e-6, alpha_tol=1e-6,
                  violation_weight=1e3):
-        X, self.scale = rescale(np.asarray(X, dtype=float))  # τ, C in units of the typical spread
+        X, self.scale = rescale(X)  # τ, C in units of the typical spread
         constant = constant_features(X)
         if m > np.count_nonzero(~constant):
             raise ValueError(f"n_features={m} but only {np.count_nonzero(~constant)} features are "
                              f"non-constant (constant: {np.flatnonzero(constant).tolist()[:10]}); "
                              "a constant feature carries no information and is never selected")
-        X = np.where(constant, 0.0, X)  # K_i = c²11ᵀ adds nothing when αᵀy = 0: τ_i = 0 exactly
+        if constant.any():  # K_i = c²11ᵀ adds nothing when αᵀy = 0: τ_i = 0 exactly
+            X = X @ sp.diags((~constant).astype(float)) if sp.issparse(X) else np.where(constant, 0.0, X)
         self.qcqp = MKLDual(X, y, m, C, tau)
         self.lp = PrimalRecoveryLP(alpha_tol=alpha_tol, violation_weight=violation_weight)
         self.solver, self.lp_solver, self.fallback = solver, lp_solver, tuple(fallback)
