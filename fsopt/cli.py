@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 from .exceptions import SolverFailed
 
@@ -97,9 +98,44 @@ def _cmd_experiment(args) -> int:
 def _cmd_run(args, clis) -> int:
     from .problems import get_problem
 
+    if args.plot:
+        check_output_file(args.plot, "--plot")
     problem = get_problem(args.problem, args.method)
     X, y = problem.load(n_irrelevant=args.irrelevant, random_state=args.seed, data_dir=args.data_dir)
     return clis[args.method].run(args, problem, X, y)
+
+
+def check_output_file(path, what):
+    """ValueError naming ``path`` unless a figure can be written there (checked before fitting)."""
+    from matplotlib.figure import Figure
+
+    target = Path(path)
+    if target.is_dir():
+        raise ValueError(f"{what} {path}: is a directory")
+    formats = Figure().canvas.get_supported_filetypes()
+    if target.suffix and target.suffix.lstrip(".").lower() not in formats:  # none: matplotlib's png
+        raise ValueError(f"{what} {path}: unknown figure format {target.suffix!r}; "
+                         f"use one of {', '.join('.' + f for f in sorted(formats))}")
+    if not target.parent.is_dir():
+        raise ValueError(f"{what} {path}: directory {target.parent} does not exist")
+    existed = target.exists()
+    try:
+        with open(target, "ab"):
+            pass
+    except OSError as exc:
+        raise ValueError(f"{what} {path}: cannot write there ({exc.strerror})") from None
+    if not existed:
+        target.unlink()
+
+
+def _nonnegative_int(text):
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a nonnegative integer, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected a nonnegative integer, got {value}")
+    return value
 
 
 def build_parser(clis=None) -> argparse.ArgumentParser:
@@ -141,8 +177,9 @@ def build_parser(clis=None) -> argparse.ArgumentParser:
     for name, mod in sorted(clis.items()):
         mp = msub.add_parser(name, help=(mod.__doc__ or name).splitlines()[0])
         mp.add_argument("--problem", required=True, help="a name from `fsopt problems`")
-        mp.add_argument("--irrelevant", type=int, default=None, help="irrelevant N(0,1) features")
-        mp.add_argument("--seed", type=int, default=None, help="random seed of the data")
+        mp.add_argument("--irrelevant", type=_nonnegative_int, default=None,
+                        help="irrelevant N(0,1) features")
+        mp.add_argument("--seed", type=_nonnegative_int, default=None, help="random seed of the data")
         mp.add_argument("--data-dir", default=None, help="directory holding data set CSV files")
         mp.add_argument("--solver", default=None, help="backend or profile (see `fsopt solvers`)")
         mp.add_argument("--plot", default=None, metavar="FILE.png", help="save the method's figure")

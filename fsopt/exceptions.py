@@ -1,22 +1,29 @@
 """Errors raised by fsopt."""
+import math
 
 
 class SolverFailed(RuntimeError):
-    """A subproblem solve did not end in a usable optimal solution.
+    """No solve of a subproblem ended in a certified solution.
 
-    Carries the subproblem, the solver and the status the solver reported, and the
-    attempts made before giving up (one per solver of the fallback list).
+    Carries the subproblem, the last solver tried, its status (from :mod:`fsopt.status`) and
+    certificate residual (NaN when the solver returned no solution), and every attempt made
+    (solves, polishes and refinements, over the fallback list).
     """
 
-    def __init__(self, subproblem, solver, status, detail="", attempts=()):
+    def __init__(self, subproblem, solver, status, detail="", attempts=(), residual=math.nan):
         self.subproblem = subproblem
         self.solver = solver
         self.status = status
+        self.residual = residual
         self.attempts = list(attempts)
         msg = f"{subproblem}: solver {solver} ended with status {status!r}"
+        if not math.isnan(residual):
+            msg += f", certificate residual {residual:.3g}"
         if detail:
             msg += f" ({detail})"
         if len(self.attempts) > 1:
-            tried = ", ".join(f"{a.solver}: {a.status}" for a in self.attempts)
+            tried = ", ".join(f"{a.solver}{'' if a.stage == 'solve' else '/' + a.stage}: {a.status}"
+                              + ("" if math.isnan(a.residual) else f" ({a.residual:.2g})")
+                              for a in self.attempts)
             msg += f"; tried {tried}"
         super().__init__(msg)

@@ -80,10 +80,16 @@ def problems(method=None) -> dict[str, Problem]:
         for path in sorted(Path(d).glob("*.toml")):
             if path.stem in found:
                 continue
-            with open(path, "rb") as fh:
-                spec = tomllib.load(fh)
-            if "method" not in spec:
-                raise ValueError(f"problem file {path} has no 'method' entry")
+            try:
+                with open(path, "rb") as fh:
+                    spec = tomllib.load(fh)
+            except tomllib.TOMLDecodeError as exc:
+                raise ValueError(f"problem file {path} is not valid TOML: {exc}") from None
+            if not isinstance(spec.get("method"), str):
+                raise ValueError(f"problem file {path} has no 'method' entry (a string)")
+            for table in ("data", "params"):
+                if not isinstance(spec.get(table, {}), dict):
+                    raise ValueError(f"problem file {path}: [{table}] must be a table")
             known = {"method", "description", "data", "params", "name"}
             found[path.stem] = Problem(
                 name=spec.get("name", path.stem), method=spec["method"].lower(),

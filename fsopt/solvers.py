@@ -4,19 +4,28 @@ A *backend* is a class that declares the cone families it supports (``LP``, ``SO
 and, for native methods, the subproblems it solves directly.  A *profile* (a TOML file in
 ``solvers/``) is a named backend plus options, e.g. ``clarabel-tight``.  ``resolve_solver``
 turns a user's string (backend or profile name) into ``(backend, options)``, raising a
-ValueError that lists what is installed when the name is unknown or not installed.
+ValueError that lists what is installed when the name is unknown or not installed, and checking
+the options before any solve: each backend declares the option names it accepts
+(``accepted_options``); an unknown name, a negative tolerance or iteration limit is a ValueError.
+Profiles, installation probes and the MOSEK licence probe are cached (profiles keyed by file
+modification times), so resolving on every solve costs a dictionary lookup.
 """
 from __future__ import annotations
 
+import functools
 import importlib
 import importlib.resources
+import inspect
+import math
 import os
 import threading
 import tomllib
 from dataclasses import dataclass, field
+from numbers import Integral, Real
 from pathlib import Path
 
 LP, SOC, EXP = "LP", "SOC", "EXP"
+COMMON_OPTIONS = frozenset({"tol", "max_iter", "verbose"})
 
 
 class Backend:
@@ -27,6 +36,7 @@ class Backend:
     package: str = ""  # python module that must import
     description: str = ""
     native = False
+    default_tol: float | None = 1e-8  # the tolerance a refinement tightens when none was given
 
     def installed(self) -> bool:
         return _importable(self.package)
@@ -42,6 +52,26 @@ class Backend:
     def translate(self, tol=None, max_iter=None, verbose=False, **extra) -> dict:
         """Map fsopt's common options (tol, max_iter, verbose) to this backend's arguments."""
         raise NotImplementedError
+
+    def accepted_options(self) -> frozenset:
+        """Option names this backend takes besides the common ones."""
+        return frozenset()
+
+    def check_options(self, options: dict, what: str = "") -> None:
+        """ValueError naming the first option this backend does not accept or a bad common value."""
+        accepted = COMMON_OPTIONS | self.accepted_options()
+        for key in options:
+            if key not in accepted:
+                raise ValueError(
+                    f"option {key!r} is not accepted by solver {self.name}{what}; accepted: "
+                    f"{', '.join(sorted(accepted))}")
+        tol, max_iter = options.get("tol"), options.get("max_iter")
+        if tol is not None and (isinstance(tol, bool) or not isinstance(tol, Real)
+                                or not math.isfinite(tol) or tol <= 0):
+            raise ValueError(f"option tol must be a positive finite number; got {tol!r}")
+        if max_iter is not None and (isinstance(max_iter, bool) or not isinstance(max_iter, Integral)
+                                     or max_iter < 1):
+            raise ValueError(f"option max_iter must be a positive integer; got {max_iter!r}")
 
 
 class NativeBackend(Backend):
@@ -62,6 +92,12 @@ class NativeBackend(Backend):
     def translate(self, tol=None, max_iter=None, verbose=False, **extra) -> dict:
         return dict(extra, tol=tol, max_iter=max_iter, verbose=bool(verbose))
 
+    def accepted_options(self):
+        """The keyword parameters of ``solve`` besides the common ones."""
+        params = list(inspect.signature(self.solve).parameters.values())[1:]  # after subproblem
+        return frozenset(p.name for p in params if p.kind == p.KEYWORD_ONLY
+                         or (p.kind == p.POSITIONAL_OR_KEYWORD)) - COMMON_OPTIONS
+
     def solve(self, subproblem, **options):
         raise NotImplementedError
 
@@ -71,13 +107,17 @@ class CvxpyBackend(Backend):
 
     tol_options: tuple = ()  # keyword arguments that receive the common ``tol``
     max_iter_options: tuple = ()  # ... and the common ``max_iter``
+    solver_options: frozenset = frozenset()  # what cvxpy passes to the solver for this backend
+    # keywords of cvxpy.Problem.solve itself (use_quad_obj: canonicalization, conic interfaces)
+    cvxpy_options = frozenset({"warm_start", "ignore_dpp", "enforce_dpp", "canon_backend",
+                               "use_quad_obj"})
 
     def installed(self) -> bool:
-        if not _importable("cvxpy"):
-            return False
-        import cvxpy as cp
+        return self.name in _cvxpy_installed_solvers()
 
-        return self.name in cp.installed_solvers()
+    def accepted_options(self):
+        return self.cvxpy_options | self.solver_options | frozenset(self.tol_options) \
+            | frozenset(self.max_iter_options)
 
     def translate(self, tol=None, max_iter=None, verbose=False, **extra) -> dict:
         opts = dict(extra, verbose=bool(verbose))
@@ -99,6 +139,14 @@ class Clarabel(CvxpyBackend):
     tol_options = ("tol_gap_abs", "tol_gap_rel", "tol_feas")
     max_iter_options = ("max_iter",)
 
+    def accepted_options(self):
+        """cvxpy sets every option as an attribute of ``clarabel.DefaultSettings``."""
+        import clarabel
+
+        defaults = clarabel.DefaultSettings()
+        settings = {a for a in dir(defaults) if not a.startswith("_") and not callable(getattr(defaults, a))}
+        return super().accepted_options() | settings | {"accept_unknown"}
+
 
 class ECOS(CvxpyBackend):
     name, package = "ECOS", "ecos"
@@ -106,6 +154,7 @@ class ECOS(CvxpyBackend):
     description = "interior point (C), LP/SOC/EXP"
     tol_options = ("abstol", "reltol", "feastol")
     max_iter_options = ("max_iters",)
+    solver_options = frozenset({"feastol_inacc", "abstol_inacc", "reltol_inacc", "nitref"})
 
 
 class SCS(CvxpyBackend):
@@ -114,6 +163,11 @@ class SCS(CvxpyBackend):
     description = "first-order splitting (ADMM), LP/SOC/EXP/PSD; low accuracy by default"
     tol_options = ("eps_abs", "eps_rel")
     max_iter_options = ("max_iters",)
+    solver_options = frozenset({
+        "eps", "eps_infeas", "normalize", "scale", "adaptive_scale", "rho_x", "alpha",
+        "time_limit_secs", "acceleration_lookback", "acceleration_interval", "write_data_filename",
+        "log_csv_filename", "use_indirect", "linear_solver", "gpu"})
+    default_tol = 1e-5
 
 
 class HiGHS(CvxpyBackend):
@@ -123,6 +177,15 @@ class HiGHS(CvxpyBackend):
     tol_options = ("primal_feasibility_tolerance", "dual_feasibility_tolerance",
                    "ipm_optimality_tolerance")
     max_iter_options = ("simplex_iteration_limit", "ipm_iteration_limit")
+    default_tol = 1e-7
+
+    def accepted_options(self):
+        return super().accepted_options() | highs_option_names() | {"highs_options", "write_model_file"}
+
+    def check_options(self, options, what=""):
+        top = {k: v for k, v in options.items() if not is_highs_option(k)}  # advanced HiGHS names
+        super().check_options(top, what)
+        check_highs_options(options.get("highs_options") or {}, f"highs_options of {self.name}{what}")
 
 
 class MOSEK(CvxpyBackend):
@@ -139,6 +202,10 @@ class MOSEK(CvxpyBackend):
     tol_options = ("MSK_DPAR_INTPNT_CO_TOL_REL_GAP", "MSK_DPAR_INTPNT_CO_TOL_PFEAS",
                    "MSK_DPAR_INTPNT_CO_TOL_DFEAS")
     max_iter_options = ("MSK_IPAR_INTPNT_MAX_ITERATIONS",)
+    solver_options = frozenset({"mosek_params", "save_file", "bfs", "accept_unknown", "eps"})
+
+    def accepted_options(self):  # the tolerance keys go inside mosek_params
+        return self.cvxpy_options | self.solver_options
 
     def translate(self, tol=None, max_iter=None, verbose=False, **extra):
         """MOSEK takes its parameters in one ``mosek_params`` dict."""
@@ -207,25 +274,46 @@ def profile_dirs() -> list[Path]:
     return dirs
 
 
+_PROFILE_LOCK = threading.Lock()
+_PROFILE_CACHE: dict = {}  # ((path, mtime_ns), ...) -> {name: Profile}; one entry, replaced on change
+
+
 def profiles() -> dict[str, Profile]:
-    """Solver profiles from ``solvers/*.toml`` (and ``$FSOPT_SOLVERS_PATH``), by lower-case name."""
+    """Solver profiles from ``solvers/*.toml`` (and ``$FSOPT_SOLVERS_PATH``), by lower-case name.
+
+    Parsed once per set of files (keyed by path and modification time), so calling this on
+    every solve only lists the directories."""
+    files = tuple((str(path), path.stat().st_mtime_ns)
+                  for d in reversed(profile_dirs()) for path in sorted(d.glob("*.toml")))
+    with _PROFILE_LOCK:
+        if files not in _PROFILE_CACHE:
+            _PROFILE_CACHE.clear()
+            _PROFILE_CACHE[files] = _read_profiles([Path(p) for p, _ in files])
+        return dict(_PROFILE_CACHE[files])
+
+
+def _read_profiles(paths) -> dict[str, Profile]:
     found = {}
-    for d in reversed(profile_dirs()):
-        for path in sorted(d.glob("*.toml")):
+    for path in paths:
+        try:
             with open(path, "rb") as fh:
                 spec = tomllib.load(fh)
-            try:
-                prof = Profile(name=spec.get("name", path.stem), backend=spec["backend"].upper(),
-                               options=dict(spec.get("options", {})),
-                               description=spec.get("description", ""), path=str(path))
-            except KeyError:
-                raise ValueError(f"solver profile {path} has no 'backend' entry") from None
-            found[prof.name.lower()] = prof
+        except tomllib.TOMLDecodeError as exc:
+            raise ValueError(f"solver profile {path} is not valid TOML: {exc}") from None
+        if "backend" not in spec:
+            raise ValueError(f"solver profile {path} has no 'backend' entry")
+        prof = Profile(name=spec.get("name", path.stem), backend=str(spec["backend"]).upper(),
+                       options=dict(spec.get("options", {})),
+                       description=spec.get("description", ""), path=str(path))
+        found[prof.name.lower()] = prof
     return found
 
 
 def resolve_solver(name, subproblem=None, options=None) -> tuple[Backend, dict]:
-    """(backend, merged common options) for a backend or profile name; clear errors otherwise."""
+    """(backend, merged options) for a backend or profile name; clear errors otherwise.
+
+    ``options`` (the user's) override the profile's; all are checked against the backend's
+    accepted names and ranges here, before any solve."""
     if not isinstance(name, str):
         raise TypeError(f"solver must be a string naming a backend or profile; got {type(name).__name__}")
     _load_plugins()
@@ -253,7 +341,11 @@ def resolve_solver(name, subproblem=None, options=None) -> tuple[Backend, dict]:
             f"or a native method for it); "
             f"suitable installed solvers: {', '.join(_usable_for(subproblem))}"
         )
+    if options is not None and not isinstance(options, dict):
+        raise TypeError(f"solver options must be a dict; got {type(options).__name__}")
     opts.update(options or {})
+    what = "" if subproblem is None else f" (for {subproblem.name})"
+    backend.check_options(opts, what if key == name.upper() else f" (profile {name!r}){what}")
     return backend, opts
 
 
@@ -262,6 +354,41 @@ def _usable_for(subproblem) -> list[str]:
     return names or ["none"]
 
 
+@functools.lru_cache(maxsize=None)
+def _cvxpy_installed_solvers() -> frozenset:
+    if not _importable("cvxpy"):
+        return frozenset()
+    import cvxpy as cp
+
+    return frozenset(cp.installed_solvers())
+
+
+@functools.lru_cache(maxsize=None)
+def highs_option_names() -> frozenset:
+    """HiGHS's documented option names (listed in errors; advanced ones pass ``is_highs_option``)."""
+    import highspy
+
+    return frozenset(a for a in dir(highspy.Highs().getOptions()) if not a.startswith("_"))
+
+
+def check_highs_options(options, what):
+    """ValueError naming the first key of ``options`` HiGHS does not know."""
+    for key in options:
+        if not is_highs_option(key):
+            raise ValueError(f"{key!r} is not a HiGHS option ({what}); HiGHS options include: "
+                             f"{', '.join(sorted(highs_option_names()))}")
+
+
+@functools.lru_cache(maxsize=None)
+def is_highs_option(name: str) -> bool:
+    import highspy
+
+    h = highspy.Highs()
+    h.setOptionValue("output_flag", False)
+    return h.getOptionType(name)[0] == highspy.HighsStatus.kOk
+
+
+@functools.lru_cache(maxsize=None)
 def _importable(module: str) -> bool:
     if not module:
         return True
@@ -272,6 +399,7 @@ def _importable(module: str) -> bool:
     return True
 
 
+@functools.lru_cache(maxsize=1)  # one licence probe per process
 def _mosek_license_problem() -> str | None:
     import cvxpy as cp
 

@@ -27,10 +27,13 @@ STATUSES = frozenset({
     INFEASIBLE_OR_UNBOUNDED, USER_LIMIT, SOLVER_ERROR, REJECTED_CERTIFICATE, TIMEOUT, SKIPPED, ERROR,
 })
 SUCCESS = frozenset({OPTIMAL, OPTIMAL_INACCURATE})  # statuses that come with a solution to certify
+ALIASES = {"iteration_limit": USER_LIMIT}  # native backends' spelling of a closed-set status
 
 
 def check_status(status: str) -> str:
-    """``status`` itself if it belongs to the closed set, else a ValueError naming it."""
+    """``status`` (or its closed-set name, see ``ALIASES``) if it belongs to the closed set, else a
+    ValueError naming it."""
+    status = ALIASES.get(status, status)
     if status not in STATUSES:
         raise ValueError(f"unknown solve status {status!r}; statuses are {sorted(STATUSES)}")
     return status

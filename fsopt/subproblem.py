@@ -5,6 +5,13 @@ A subclass supplies the model (``_build``), the NumPy objective and the certific
 residual or a duality gap).  Data that change cheaply (λ, β, ε) live in cvxpy Parameters that
 ``_set_parameters`` refreshes; data that change shape or are large (a margin matrix) call
 ``invalidate()`` so the next solve rebuilds (cheaper than a DPP recompile of a big Parameter).
+
+Certificate policy (``solve``): a solution is returned only if its NumPy certificate holds.  A
+solve whose certificate fails gets status ``rejected_certificate`` and is refined — polished by
+the subproblem's native method when it has one (``polish``), then re-solved at a tighter
+tolerance — before the next solver of the fallback list is tried; when none is certified,
+:class:`SolverFailed` names the solver, its status and the residual.  Every attempt is kept in
+``record.attempts`` (and ``SolverFailed.attempts``).
 """
 from __future__ import annotations
 
@@ -16,20 +23,29 @@ from typing import ClassVar
 
 import numpy as np
 
+from . import status as st
 from .exceptions import SolverFailed
 from .solvers import resolve_solver
 
-OPTIMAL = "optimal"
-OPTIMAL_INACCURATE = "optimal_inaccurate"
+OPTIMAL = st.OPTIMAL
+OPTIMAL_INACCURATE = st.OPTIMAL_INACCURATE
+REFINE_FACTOR = 1e-2  # a refinement re-solves at REFINE_FACTOR × the tolerance used ...
+REFINE_FLOOR = 1e-12  # ... but not below this
 
 
 class CertificateWarning(UserWarning):
-    """A solver reported success but the independent certificate exceeds its tolerance."""
+    """Kept for compatibility; no longer emitted: an uncertified solve is never returned."""
 
 
 @dataclass
 class SolveRecord:
-    """Everything one solve produced: solution, objective, timings and the NumPy certificate."""
+    """Everything one solve produced: solution, objective, timings and the NumPy certificate.
+
+    ``status`` belongs to :mod:`fsopt.status`; a solve the solver called successful but whose
+    certificate failed has status ``rejected_certificate`` and the solver's word in
+    ``solver_status``.  ``stage`` is "solve", "polish" (the native polish of a rejected solution)
+    or "refine" (the re-solve at a tighter tolerance).
+    """
 
     subproblem: str
     solver: str
@@ -44,6 +60,12 @@ class SolveRecord:
     certified: bool = False
     options: dict = field(default_factory=dict)
     attempts: list = field(default_factory=list, repr=False)  # failed records before this one
+    stage: str = "solve"
+    solver_status: str | None = None  # the solver's own status when it differs from ``status``
+    message: str = ""  # the solver's error message, if any
+
+    def __post_init__(self):
+        self.status = st.check_status(self.status)
 
     @property
     def residual(self) -> float:
@@ -99,38 +121,77 @@ class Subproblem(ABC):
     def certificate_scale(self, solution: dict) -> float:
         return 1.0
 
+    def polish(self, solution: dict) -> dict | None:
+        """A better solution computed natively from a rejected one, or None (no native method)."""
+        return None
+
     # --- solving ---------------------------------------------------------------------------
     def solve(self, solver="CLARABEL", *, fallback=(), tol=None, max_iter=None, verbose=False,
-              accept_inaccurate="certified", **options) -> SolveRecord:
-        """Solve with ``solver``; on failure try each of ``fallback`` in turn.
+              refine=True, **options) -> SolveRecord:
+        """Solve with ``solver``, then each of ``fallback``, until a solve is certified.
 
-        Returns the first record whose status is optimal.  A status of optimal_inaccurate is
-        used only when ``accept_inaccurate`` is True, or is "certified" (the default) and the
-        NumPy certificate is within tolerance; the record keeps the solver's status either way.
-        Raises :class:`SolverFailed` listing every attempt when no solver succeeds.
+        Returns the first record whose NumPy certificate holds (status optimal, or
+        optimal_inaccurate when certified).  A rejected solution is refined first (``polish``,
+        then a re-solve at REFINE_FACTOR × the tolerance) unless ``refine`` is False.  Raises
+        :class:`SolverFailed` naming the last solver, its status and residual, with every
+        attempt, when nothing is certified.  Names and options are checked before any solve.
         """
         names = [solver, *fallback]
-        resolved = [resolve_solver(n, self, options) for n in names]  # errors before any work
+        given = {k: v for k, v in (("tol", tol), ("max_iter", max_iter), ("verbose", verbose or None))
+                 if v is not None}  # explicit arguments override a profile's options
+        resolved = [resolve_solver(n, self, dict(options, **given)) for n in names]
         attempts = []
         for name, (backend, opts) in zip(names, resolved):
-            common = {"tol": opts.pop("tol", tol), "max_iter": opts.pop("max_iter", max_iter),
-                      "verbose": opts.pop("verbose", verbose)}
-            native_opts = backend.translate(**common, **opts)
-            record = self._solve_native(backend, native_opts) if backend.native else \
-                self._solve_cvxpy(backend, native_opts)
-            record.solver = name
-            record.attempts = list(attempts)
-            if record.status == OPTIMAL:
-                self._certify(record, warn=True)
+            record = self._attempt(name, backend, opts, attempts)
+            if refine and record.status == st.REJECTED_CERTIFICATE:
+                record = self._refine(name, backend, opts, record, attempts)
+            if record.certified:
                 return record
-            if record.status == OPTIMAL_INACCURATE and accept_inaccurate:
-                self._certify(record, warn=accept_inaccurate is True)
-                if record.certified or accept_inaccurate is True:
-                    return record
-                record.status += f" (certificate residual {record.residual:.3g} over tolerance)"
-            attempts.append(record)
         last = attempts[-1]
-        raise SolverFailed(self.describe(), last.solver, last.status, attempts=attempts)
+        raise SolverFailed(self.describe(), last.solver, last.status, attempts=attempts,
+                           residual=last.residual, detail=last.message)
+
+    def _refine(self, name, backend, opts, rejected, attempts) -> SolveRecord:
+        """Polish ``rejected``; if still rejected, re-solve at REFINE_FACTOR × the tolerance used
+        (the backend's ``default_tol`` if none was given; exact methods have none) and polish
+        that.  Returns the last record made (certified or not)."""
+        record = self._polish(rejected, attempts) or rejected
+        used = opts.get("tol") if opts.get("tol") is not None else backend.default_tol
+        if record.certified or used is None:
+            return record
+        record = self._attempt(name, backend, dict(opts, tol=max(REFINE_FLOOR, REFINE_FACTOR * used)),
+                               attempts, stage="refine")
+        if record.status == st.REJECTED_CERTIFICATE:
+            record = self._polish(record, attempts) or record
+        return record
+
+    def _attempt(self, name, backend, opts, attempts, stage="solve") -> SolveRecord:
+        """One solve with ``backend``, certified; appended to ``attempts`` unless certified."""
+        opts = dict(opts)
+        common = {k: opts.pop(k, None) for k in ("tol", "max_iter", "verbose")}
+        native_opts = backend.translate(**common, **opts)
+        record = self._solve_native(backend, native_opts) if backend.native else \
+            self._solve_cvxpy(backend, native_opts)
+        record.solver, record.stage = name, stage
+        record.attempts = list(attempts)
+        if record.status in st.SUCCESS:
+            self._certify(record)
+        if not record.certified:
+            attempts.append(record)
+        return record
+
+    def _polish(self, rejected: SolveRecord, attempts) -> SolveRecord | None:
+        t0 = time.perf_counter()
+        solution = self.polish(rejected.solution)
+        if solution is None:
+            return None
+        record = SolveRecord(self.name, rejected.solver, st.OPTIMAL, solution, stage="polish",
+                             solve_time=time.perf_counter() - t0, options=rejected.options,
+                             attempts=list(attempts))
+        self._certify(record)
+        if not record.certified:
+            attempts.append(record)
+        return record
 
     def _solve_cvxpy(self, backend, opts) -> SolveRecord:
         import cvxpy as cp
@@ -145,14 +206,14 @@ class Subproblem(ABC):
                 warnings.filterwarnings("ignore", message="Solution may be inaccurate")
                 problem.solve(solver=backend.name, **opts)
         except cp.error.SolverError as exc:
-            return SolveRecord(self.name, backend.name, f"solver_error: {exc}", {}, options=opts,
-                               solve_time=time.perf_counter() - t0)
+            return SolveRecord(self.name, backend.name, st.SOLVER_ERROR, {}, options=opts,
+                               solve_time=time.perf_counter() - t0, message=str(exc)[:300])
         wall = time.perf_counter() - t0
         stats = problem.solver_stats
         compile_time = build_time + (problem.compilation_time or 0.0)
         solve_time = stats.solve_time if stats.solve_time is not None else wall - (problem.compilation_time or 0.0)
         status = str(problem.status)
-        solution = self._extract(problem, self._variables) if status in (OPTIMAL, OPTIMAL_INACCURATE) else {}
+        solution = self._extract(problem, self._variables) if status in st.SUCCESS else {}
         return SolveRecord(self.name, backend.name, status, solution,
                            solver_objective=float(problem.value) if problem.value is not None else None,
                            compile_time=compile_time, solve_time=float(solve_time),
@@ -164,13 +225,18 @@ class Subproblem(ABC):
         return SolveRecord(self.name, backend.name, status, solution,
                            solve_time=time.perf_counter() - t0, iterations=iterations, options=opts)
 
-    def _certify(self, record: SolveRecord, warn: bool):
-        record.objective = float(self.objective(record.solution))
-        record.certificate = {k: float(v) for k, v in self.certificate(record.solution).items()}
-        bound = self.certificate_tol * self.certificate_scale(record.solution)
-        record.certified = bool(record.certificate["residual"] <= bound)
-        if warn and not record.certified:
-            warnings.warn(
-                f"{self.describe()}: solver {record.solver} reported {record.status} but the NumPy "
-                f"certificate residual is {record.certificate['residual']:.3g} > {bound:.3g}",
-                CertificateWarning, stacklevel=3)
+    def _certify(self, record: SolveRecord):
+        """Certificate in NumPy; a failed one turns the status into ``rejected_certificate``."""
+        finite = all(np.all(np.isfinite(v)) for v in record.solution.values()
+                     if isinstance(v, (float, int, np.ndarray)))
+        if finite:
+            with np.errstate(all="ignore"):
+                record.objective = float(self.objective(record.solution))
+                record.certificate = {k: float(v) for k, v in self.certificate(record.solution).items()}
+                bound = self.certificate_tol * self.certificate_scale(record.solution)
+        else:
+            record.certificate, bound = {"residual": np.inf, "non_finite_solution": 1.0}, 0.0
+        record.certificate["bound"] = float(bound)
+        record.certified = bool(record.certificate["residual"] <= bound)  # False for NaN
+        if not record.certified:
+            record.solver_status, record.status = record.status, st.REJECTED_CERTIFICATE

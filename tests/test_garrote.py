@@ -89,10 +89,14 @@ def test_fallback_records_the_failed_attempt(Z, tmp_path, monkeypatch):
 
 
 def test_inaccurate_scs_is_not_used_when_certificate_fails(Z):
+    """SCS after 3 iterations fails the certificate: without refinement SolverFailed; with it,
+    the result returned is the certified native polish, never SCS's point."""
     sp = GarroteLogistic(lam=1.0, Z=Z)
     with pytest.raises(SolverFailed) as info:
-        sp.solve("SCS", max_iter=3)
+        sp.solve("SCS", max_iter=3, refine=False)
     assert "SCS" in str(info.value)
+    record = sp.solve("SCS", max_iter=3)
+    assert record.certified and record.stage == "polish" and not record.attempts[0].certified
 
 
 def test_gradient_backend_refuses_budget_form(Z):

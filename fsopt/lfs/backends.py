@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..solvers import NativeBackend, register_backend
+from .. import status as st
+from ..solvers import NativeBackend, check_highs_options, register_backend
 
 _LFS_LPS = ("lfs_epsilon_max", "lfs_epsilon_constraint")
 
@@ -18,40 +19,52 @@ _LFS_LPS = ("lfs_epsilon_max", "lfs_epsilon_constraint")
 class HighsDirect(NativeBackend):
     name, package = "HIGHSPY", "highspy"
     description = "LFS LPs (8)-(9) through highspy directly; the beta sweep warm-starts dual simplex"
+    default_tol = 1e-7
 
     def supports(self, subproblem):
         return subproblem.name in _LFS_LPS
 
+    def check_options(self, options, what=""):
+        """The common options plus any HiGHS option, by name."""
+        super().check_options({k: v for k, v in options.items() if k in {"tol", "max_iter", "verbose"}})
+        check_highs_options({k: v for k, v in options.items() if k not in {"tol", "max_iter", "verbose"}},
+                            f"solver {self.name}{what}")
+
     def solve(self, subproblem, tol=None, max_iter=None, verbose=False, **options):
         import highspy
 
-        h, version = getattr(subproblem, "_highs", (None, None))
+        settings = dict(options, output_flag=bool(verbose))
+        if tol is not None:
+            settings.update(primal_feasibility_tolerance=float(tol), dual_feasibility_tolerance=float(tol))
+        if max_iter is not None:
+            settings["simplex_iteration_limit"] = int(max_iter)
+        h, version, used = getattr(subproblem, "_highs", (None, None, None))
         cost, rows, lo, hi = subproblem.lp_data()
-        if h is None or version != subproblem.data_version:
+        if h is None or version != subproblem.data_version or used != settings:
             h = highspy.Highs()
-            h.setOptionValue("output_flag", bool(verbose))
-            for key, value in options.items():
-                h.setOptionValue(key, value)
-            if tol is not None:
-                for key in ("primal_feasibility_tolerance", "dual_feasibility_tolerance"):
-                    h.setOptionValue(key, float(tol))
-            if max_iter is not None:
-                h.setOptionValue("simplex_iteration_limit", int(max_iter))
+            for key, value in settings.items():
+                if h.setOptionValue(key, value) == highspy.HighsStatus.kError:
+                    raise ValueError(f"HiGHS rejected option {key}={value!r}")
             h.passModel(_highs_lp(highspy, cost, rows, lo, hi))
-            subproblem._highs = (h, subproblem.data_version)
+            subproblem._highs = (h, subproblem.data_version, settings)
         else:
             h.changeRowsBounds(len(lo), np.arange(len(lo), dtype=np.int32),
                                np.asarray(lo, float), np.asarray(hi, float))
         h.run()
         status = h.getModelStatus()
         if status != highspy.HighsModelStatus.kOptimal:
-            return {}, f"highs: {h.modelStatusToString(status)}", None
+            return {}, _HIGHS_STATUS.get(h.modelStatusToString(status), st.SOLVER_ERROR), None
         sol = h.getSolution()
         f = np.asarray(sol.col_value, dtype=float)
         solution = {"f": f}
         if len(lo) == 2:  # (9): row 0 = 1ᵀf, row 1 = bᵀf
             solution["nu"], solution["lam"] = float(sol.row_dual[0]), float(sol.row_dual[1])
         return solution, "optimal", int(h.getInfo().simplex_iteration_count)
+
+
+_HIGHS_STATUS = {"Infeasible": st.INFEASIBLE, "Unbounded": st.UNBOUNDED,
+                 "Primal infeasible or unbounded": st.INFEASIBLE_OR_UNBOUNDED,
+                 "Time limit reached": st.USER_LIMIT, "Iteration limit reached": st.USER_LIMIT}
 
 
 def _highs_lp(highspy, cost, rows, lo, hi):
@@ -72,6 +85,7 @@ def _highs_lp(highspy, cost, rows, lo, hi):
 class TopK(NativeBackend):
     name, package = "TOPK", ""
     description = "closed form of LFS LP (8): 1 on the alpha largest b (b >= 0)"
+    default_tol = None  # exact: nothing to refine
 
     def supports(self, subproblem):
         return subproblem.name == "lfs_epsilon_max"

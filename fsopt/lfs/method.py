@@ -8,10 +8,14 @@ update      for every representative point, in parallel: ε_max by (8), (9) over
 round       the driver's final stage: the hypersphere radius of each final set (impurity γ)
 The driver runs τ passes (theta = 0).  Rounding happens inside every pass because the next
 pass's weights need binary sets; see ``rounding.py``.
+X is divided by its typical spread (:mod:`fsopt.scaling`; σ is in those units, radii are mapped
+back), and constant features (a = b = 0: free in (9), informative nowhere) are left out of the
+LPs and never selected.
 """
 from __future__ import annotations
 
 import contextlib
+import threading
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -19,6 +23,8 @@ from joblib import Parallel, delayed, effective_n_jobs, parallel_config
 from tqdm.auto import tqdm
 
 from ..driver import FixedPointMethod, Step
+from ..scaling import check_finite, constant_features, rescale
+from ..solvers import resolve_solver
 from .lp import EpsilonConstraint, EpsilonMax
 from .regions import local_performance, sphere_radius
 from .rounding import round_solution
@@ -65,15 +71,18 @@ class PointResult:
     fallback: bool = False  # no rounding of any β was feasible
 
 
-_CACHE: dict = {}  # (M, α) -> (EpsilonMax, EpsilonConstraint): one cvxpy build per process
+# (M, α) -> (EpsilonMax, EpsilonConstraint): one cvxpy build (and one HiGHS handle) per worker.
+# Thread-local: the subproblems hold mutable data and a solver handle, so threads (joblib's
+# "threading", dask workers with processes=False) each get their own; processes have their own.
+_LOCAL = threading.local()
 
 
 def _subproblems(n_features, alpha):
     key = (n_features, alpha)
-    if key not in _CACHE:
-        _CACHE.clear()
-        _CACHE[key] = (EpsilonMax(n_features, alpha), EpsilonConstraint(n_features, alpha))
-    return _CACHE[key]
+    cache = getattr(_LOCAL, "cache", None)
+    if cache is None or key not in cache:
+        _LOCAL.cache = cache = {key: (EpsilonMax(n_features, alpha), EpsilonConstraint(n_features, alpha))}
+    return cache[key]
 
 
 def _strip(record):
@@ -90,6 +99,8 @@ def unit_mean(v):
 def solve_point(i, a, b, X, y_enc, class_counts, cfg: LFSConfig, rng) -> PointResult:
     """Lines 6–11 of Alg. 1 for representative point i."""
     a, b = unit_mean(a), unit_mean(b)  # (8), (9) and the rounding are invariant to this scaling
+    check_finite(np.concatenate([a, b]), f"the LP costs a, b (5) of point {i}",
+                 "X is too large for the squared distances; rescale X")
     em, ec = _subproblems(X.shape[1], cfg.alpha)
     em.set_data(b=b)
     rec8 = em.solve(cfg.eps_solver, **cfg.solve_options)
@@ -127,6 +138,20 @@ def solve_point(i, a, b, X, y_enc, class_counts, cfg: LFSConfig, rng) -> PointRe
                        max(gaps) if gaps else np.nan, fallback)
 
 
+def check_solvers(cfg: LFSConfig, n_features):
+    """Every solver of ``cfg`` with ``cfg.solve_options``, before any work: solver_options go to
+    solver, eps_solver and check_solver alike, so each must accept them."""
+    roles = [("solver", cfg.solver, EpsilonConstraint), ("eps_solver", cfg.eps_solver, EpsilonMax),
+             ("check_solver", cfg.check_solver, EpsilonConstraint)]
+    for role, name, kind in roles:
+        if name:
+            try:
+                resolve_solver(name, kind(n_features, cfg.alpha), cfg.solve_options)
+            except ValueError as exc:
+                raise ValueError(f"LFS {role}={name!r}: {exc} (solver_options are passed to solver, "
+                                 f"eps_solver and check_solver alike)") from None
+
+
 def _solve_chunk(indices, A, B, X, y_enc, class_counts, cfg, seeds):
     return [solve_point(i, a, b, X, y_enc, class_counts, cfg, np.random.default_rng(s))
             for i, a, b, s in zip(indices, A, B, seeds)]
@@ -137,7 +162,11 @@ class LFSFixedPoint(FixedPointMethod):
 
     def __init__(self, X, y_enc, cfg: LFSConfig, seed: np.random.SeedSequence, n_jobs=None,
                  progress=False, backend=None):
-        self.X, self.y_enc, self.cfg = X, y_enc, cfg
+        check_solvers(cfg, X.shape[1])
+        X, self.scale = rescale(X)
+        self.n_total = X.shape[1]
+        self.keep = np.flatnonzero(~constant_features(X))  # the features the LPs see
+        self.X, self.y_enc, self.cfg = np.ascontiguousarray(X[:, self.keep]), y_enc, cfg
         self.class_counts = np.bincount(y_enc)
         self.seed, self.n_jobs, self.progress, self.backend = seed, n_jobs, progress, backend
         self.passes = 0
@@ -180,7 +209,8 @@ class LFSFixedPoint(FixedPointMethod):
         return float(np.abs(new - old).sum())
 
     def round(self, iterate, active):
-        """Final stage: the boolean sets and their hypersphere radii (γ)."""
+        """Final stage: the boolean sets and their hypersphere radii (γ), in X's own features
+        and units (constant features never selected; ``results`` mapped the same way)."""
         sets = iterate > 0.5
         radius = np.empty(sets.shape[0])
         same_size = self.class_counts[self.y_enc]
@@ -189,4 +219,10 @@ class LFSFixedPoint(FixedPointMethod):
             dist = np.sqrt(((Xs - Xs[i]) ** 2).sum(axis=1))
             radius[i] = sphere_radius(dist, self.y_enc == self.y_enc[i], self.cfg.gamma,
                                       same_size[i], self.y_enc.size - same_size[i])
-        return sets, radius
+        full = np.zeros((sets.shape[0], self.n_total), dtype=bool)
+        full[:, self.keep] = sets
+        for r in self.results:
+            relaxed = np.zeros(self.n_total)
+            relaxed[self.keep] = r.relaxed
+            r.relaxed, r.selected = relaxed, self.keep[r.selected]
+        return full, radius * self.scale

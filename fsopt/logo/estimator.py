@@ -13,6 +13,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..chunked import check_blockwise, is_blockwise
 from ..driver import FixedPointDriver
+from ..scaling import rescale, unit_scale
 from ..solvers import resolve_solver
 from ..validation import check_data, validate_fit
 from .garrote import GarroteLogistic
@@ -108,10 +109,15 @@ class LOGO(SelectorMixin, BaseEstimator):
         subproblem = GarroteLogistic(lam=self.lam, beta=self.beta)
         checked = () if self.check_against is None else (self.check_against,)
         for name in (self.solver, *self.fallback, *checked):
-            resolve_solver(name, subproblem)
+            resolve_solver(name, subproblem, self.solver_options)  # names and options, before work
+        x_scale = unit_scale(X)  # σ in units of X's typical spread (fsopt.scaling) ...
+        stat_scale = x_scale  # ... applied inside the statistics: X is not copied, unless
+        if not 1e-100 < x_scale < 1e100 and not is_blockwise(X):  # sums of |x_n − x_i| could overflow
+            X, stat_scale = rescale(X)[0], 1.0
         w0 = self._check_w0(X.shape[1])
         method = LogoFixedPoint(X, y, self.sigma, subproblem, self.solver, self.fallback,
-                                self.solver_options, w0, check_against=self.check_against)
+                                self.solver_options, w0, check_against=self.check_against,
+                                x_scale=stat_scale)
         driver = FixedPointDriver(theta=self.theta, max_iter=self.max_iter,
                                   prune_below=self.prune_below,
                                   prune_patience=self.prune_patience, callback=self.callback,
@@ -120,7 +126,7 @@ class LOGO(SelectorMixin, BaseEstimator):
         if not np.any(result.iterate > 0):
             warnings.warn(f"LOGO: every weight is zero (lam={self.lam:g} too large for these "
                           f"margins?); no feature is selected", UserWarning, stacklevel=2)
-        self.weights_ = result.iterate
+        self.weights_ = result.iterate / x_scale  # weights of the features in X's own units
         self.history_ = result.history
         self.n_iter_ = result.n_iter
         self.converged_ = result.converged

@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import expit
 
+from ..scaling import check_finite
 from ..solvers import EXP
 from ..subproblem import Subproblem
 
@@ -36,7 +37,17 @@ class GarroteLogistic(Subproblem):
     def set_margins(self, Z):
         """New margin matrix (N×J): held as a constant, so the Problem is rebuilt on next solve."""
         self.Z = np.ascontiguousarray(Z, dtype=float)
+        check_finite(self.Z, "the expected margins of the garrote subproblem",
+                     "X is too large for the margin computation; rescale X")
         self.invalidate()
+
+    def polish(self, solution):
+        """L-BFGS-B from the rejected weights (form (7) only; (8) has no native method)."""
+        if self.beta is not None:
+            return None
+        from .lbfgsb import polish_garrote
+
+        return {"w": polish_garrote(self.Z, self.lam, solution["w"])}
 
     def _build(self):
         import cvxpy as cp

@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.optimize import Bounds, minimize
 
+from .. import status as st
 from ..solvers import NativeBackend, register_backend
 
 _WORKING_SET_FROM = 2000  # features; below this the full problem is solved directly
@@ -26,6 +27,11 @@ def _fun(Z, lam):
     return fun
 
 
+def polish_garrote(Z, lam, w0, tol=1e-9, max_iter=15000):
+    """L-BFGS-B on (7) from ``w0`` (a rejected solve's weights): the garrote's native polish."""
+    return np.maximum(_lbfgsb(Z, lam, np.maximum(w0, 0.0), tol, max_iter, 20).x, 0.0)
+
+
 def _lbfgsb(Z, lam, w0, tol, max_iter, memory):
     return minimize(_fun(Z, lam), w0, jac=True, method="L-BFGS-B", bounds=Bounds(0.0, np.inf),
                     options={"maxcor": memory, "gtol": tol, "ftol": 1e-15, "maxiter": max_iter})
@@ -35,6 +41,7 @@ class LBFGSB(NativeBackend):
     name = "LBFGSB"
     package = "scipy"
     description = "L-BFGS-B on garrote_logistic (7) over a KKT-checked working set, warm-started"
+    default_tol = 1e-6
 
     def supports(self, subproblem):
         return subproblem.name == "garrote_logistic" and subproblem.beta is None
@@ -76,11 +83,11 @@ class LBFGSB(NativeBackend):
             print(f"L-BFGS-B: {iterations} iterations in {rounds} working-set round(s)")
         residual = np.max(np.abs(np.minimum(w, g)), initial=0.0)
         if residual <= tol * max(1.0, w.max(initial=0.0)):
-            status = "optimal"
+            status = st.OPTIMAL
         elif iterations < max_iter * rounds:  # stopped by ftol or a line-search failure
-            status = "optimal_inaccurate"
+            status = st.OPTIMAL_INACCURATE
         else:
-            status = "iteration_limit"
+            status = st.USER_LIMIT
         return {"w": w}, status, iterations
 
 

@@ -33,11 +33,14 @@ class LogoFixedPoint(FixedPointMethod):
     ``check_against``: a second solver every subproblem is also solved with; its relative
     objective gap and weight difference go into the record's certificate, and a gap beyond
     ``check_tol`` (objective, weights relative to max(1, max w)) raises :class:`SolverFailed`.
+
+    ``x_scale``: the statistics are those of X / x_scale without forming it (distances and z̄ are
+    linear in X: the kernel width becomes σ·x_scale and z̄ is divided by x_scale).
     """
 
     def __init__(self, X, y, sigma, subproblem, solver, fallback=(), solve_options=None, w0=None,
-                 check_against=None, check_tol=(1e-6, 1e-3)):
-        self.X, self.y, self.sigma = X, y, sigma
+                 check_against=None, check_tol=(1e-6, 1e-3), x_scale=1.0):
+        self.X, self.y, self.sigma, self.x_scale = X, y, sigma, x_scale
         self.subproblem = subproblem
         self.solver, self.fallback = solver, tuple(fallback)
         self.solve_options = dict(solve_options or {})
@@ -57,9 +60,9 @@ class LogoFixedPoint(FixedPointMethod):
         return np.ones(self.X.shape[1]) if self.w0 is None else np.asarray(self.w0, dtype=float)
 
     def statistics(self, iterate, active):
-        A = margin_coefficients(self.X, self.y, iterate, self.sigma)  # w = 0 off the active set
+        A = margin_coefficients(self.X, self.y, iterate, self.sigma * self.x_scale)  # w = 0 off the active set
         X = self.X if active.all() else take_columns(self.X, active)  # no copy while nothing is eliminated
-        return A, signed_abs_sum(A, X)
+        return A, self._zbar(A, X)
 
     def update(self, stats, iterate, active):
         """Solve the garrote subproblem; if an eliminated feature's KKT condition cannot be shown
@@ -84,7 +87,7 @@ class LogoFixedPoint(FixedPointMethod):
             unsure = self._unsure(unchecked, tol)
             if unsure.size:
                 unchecked = np.setdiff1d(unchecked, unsure, assume_unique=True)
-                Z_unsure = signed_abs_sum(A, self._columns(unsure))
+                Z_unsure = self._zbar(A, self._columns(unsure))
                 self._set_reference(unsure, self._gradient_of(Z_unsure), Z_unsure)
                 pool, Z_pool = np.concatenate([pool, unsure]), np.hstack([Z_pool, Z_unsure])
             enter = self._grad[pool] < -tol
@@ -149,9 +152,14 @@ class LogoFixedPoint(FixedPointMethod):
         block = max(1, _CHUNK_ELEMENTS // self.X.shape[0])
         for start in range(0, stale.size, block):
             cols = stale[start:start + block]
-            Z = signed_abs_sum(self._A, self._columns(cols))
+            Z = self._zbar(self._A, self._columns(cols))
             self._set_reference(cols, self._gradient_of(Z), Z)
         return out[self._grad[out] < -tol]
+
+    def _zbar(self, A, X):
+        """z̄ of the columns X of X / x_scale (eq. 3)."""
+        Z = signed_abs_sum(A, X)
+        return Z if self.x_scale == 1.0 else Z / self.x_scale
 
     def _columns(self, index):
         """X[:, index] for an increasing index array, without reading a store or densifying."""
@@ -171,5 +179,5 @@ class LogoFixedPoint(FixedPointMethod):
         if out.size == 0 or getattr(self.subproblem, "beta", None) is not None:  # (8): ν moves
             return out
         if self._range is None:
-            self._range = column_ranges(self.X)
+            self._range = column_ranges(self.X) / self.x_scale
         return out[self._lower_bound(out) < -tol]

@@ -15,8 +15,8 @@ evaluates τ(α) for all d features in O(Nd), and adds the features violating (*
 ``grow`` of the best-ranked outsiders).  W starts from the m + ``grow`` largest τ_i at a balanced
 feasible α (the class-mean-difference scores) and only grows, so the loop is finite.
 
-The solution returned is (α_W, λ = τ_(m) over all features, γ_i = (τ_i − λ)⁺, p = :func:`best_p`
-on W, zero outside): the full problem's certificate (duality gap of (7)–(8) in NumPy,
+The solution returned is (α_W, λ = τ_(m) over all features, γ_i = (τ_i − λ)⁺, p =
+:func:`~fsopt.nmmkl.qcqp.best_p` on W, zero outside): the full problem's certificate (duality gap of (7)–(8) in NumPy,
 :meth:`MKLDual.certificate`) is then computed exactly as for the conic path.  The gap is limited by
 the accuracy of α (measured ≈ 1e-7 relative at inner tolerance 1e-12), hence one re-solve of the
 final restricted problem at 1e-12 when the first certificate exceeds ``gap_tol``.
@@ -25,8 +25,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import status as st
+from ..exceptions import SolverFailed
 from ..solvers import NativeBackend, register_backend
-from .qcqp import MKLDual, columns, scale_rows
+from .qcqp import MKLDual, scale_rows
 
 
 class WorkingSetMKL(NativeBackend):
@@ -34,6 +36,7 @@ class WorkingSetMKL(NativeBackend):
     package = "clarabel"
     description = ("nmmkl_qcqp (8): feature working set (constraint generation on the sum of the m "
                    "largest tau_i), restricted QCQP by Clarabel; same NumPy duality-gap certificate")
+    default_tol = 1e-10
 
     def supports(self, subproblem):
         return subproblem.name == MKLDual.name
@@ -52,7 +55,10 @@ class WorkingSetMKL(NativeBackend):
         rounds = 0
         while True:
             rounds += 1
-            alpha, p_W = _solve_restricted(subproblem, W, inner, tol)
+            try:
+                alpha, p_W = _solve_restricted(subproblem, W, inner, tol)
+            except SolverFailed:  # the restricted QCQP was not certified: this backend failed
+                return {}, st.SOLVER_ERROR, rounds
             tau_i, _ = subproblem.scores(alpha)
             tau_m = np.sort(tau_i[W])[::-1][m - 1]
             outside = np.ones(d, dtype=bool)
@@ -66,60 +72,30 @@ class WorkingSetMKL(NativeBackend):
         solution = _full_solution(subproblem, alpha, p_W, W)
         residual = subproblem.certificate(solution)["residual"]
         if residual > gap_tol and violators.size == 0:
-            retry = _full_solution(subproblem, *_solve_restricted(subproblem, W, inner, 1e-12), W)
+            try:
+                retry = _full_solution(subproblem, *_solve_restricted(subproblem, W, inner, 1e-12), W)
+            except SolverFailed:
+                retry = solution
             retry_residual = subproblem.certificate(retry)["residual"]
             if verbose:
                 print(f"MKLFAST: certificate {residual:.2e} at tol {tol:g}, {retry_residual:.2e} at 1e-12")
             if retry_residual < residual:
                 solution, residual = retry, retry_residual
         ok = violators.size == 0 and residual <= gap_tol
-        return solution, "optimal" if ok else "optimal_inaccurate", rounds
+        return solution, st.OPTIMAL if ok else st.OPTIMAL_INACCURATE, rounds
 
 
 def _solve_restricted(subproblem, W, inner, tol):
-    """α and the cone multipliers p of (8) restricted to the features W."""
+    """α and the cone multipliers p of (8) restricted to the features W (certified, see
+    :meth:`Subproblem.solve`: a rejected restricted solve is refined or raises)."""
     Z, y = subproblem.Z, subproblem.y
     restricted = MKLDual(scale_rows(y, Z[:, W]), y, subproblem.m, subproblem.C, subproblem.tau)
-    rec = restricted.solve(inner, tol=tol, accept_inaccurate=True)
+    rec = restricted.solve(inner, tol=tol)
     return rec.solution["alpha"], rec.solution["p_cone"]
 
 
 def _full_solution(subproblem, alpha, p_W, W):
-    """(α, λ = τ_(m) over all features, γ = (τ − λ)⁺, p = best_p on W, zero elsewhere)."""
-    tau_i, _ = subproblem.scores(alpha)
-    lam = float(np.sort(tau_i)[::-1][subproblem.m - 1])
-    p = np.zeros(tau_i.size)
-    p[W] = best_p(subproblem, alpha, W, p_W)
-    return {"alpha": alpha, "lambda": lam, "gamma": np.maximum(tau_i - lam, 0.0), "p_cone": p,
-            "working_set": W}
-
-
-def best_p(subproblem, alpha, W, p_start):
-    """The p on W that minimises the primal value of (7) built from α (see MKLDual.primal_value).
-
-    min_{p,θ,δ} Σ_{i∈W} p_i τ_i + 2C eᵀδ  s.t. δ ≥ θy − r(p), δ ≥ 0, eᵀp = m, 0 ≤ p ≤ 1, with
-    r(p) = Σ_i p_i s_i z_i + τα − e: an LP (HiGHS through SciPy) with |W| + N + 1 variables.  Any
-    feasible p gives a valid certificate; the optimal one removes the error of the interior point
-    multipliers from the duality gap, leaving only that of α.  Falls back to ``p_start``
-    (projected) if HiGHS fails.
-    """
-    from scipy.optimize import linprog
-
-    from .qcqp import project_capped_simplex
-
-    Z, y, C, m = columns(subproblem.Z, W), subproblem.y, subproblem.C, subproblem.m
-    s = Z.T @ alpha
-    N, k = Z.shape
-    # θy_j − δ_j − Σ_i p_i s_i Z_ji ≤ τα_j − 1   (δ_j ≥ θy_j − r_j)
-    A_ub = np.hstack([-Z * s[None, :], y[:, None], -np.eye(N)])
-    b_ub = subproblem.tau * alpha - 1.0
-    cost = np.concatenate([s * s, [0.0], np.full(N, 2 * C)])
-    A_eq = np.concatenate([np.ones(k), np.zeros(N + 1)])[None, :]
-    bounds = [(0.0, 1.0)] * k + [(None, None)] + [(0.0, None)] * N
-    res = linprog(cost, A_ub=A_ub, b_ub=b_ub, A_eq=A_eq, b_eq=[float(m)], bounds=bounds, method="highs")
-    if res.status != 0:
-        return project_capped_simplex(p_start, m)
-    return project_capped_simplex(res.x[:k], m)
+    return dict(subproblem.solution_from_alpha(alpha, p_W, W), working_set=W)
 
 
 def _initial_scores(Z, y, C):

@@ -2,13 +2,19 @@
 
 update: solve the QCQP (8), partition the features by τ_i (eqs 9–12), recover p by the LP (15);
 the iterate is the recovered relaxed p.  round: A plus the best of B (Theorem 5).
+X is divided by its typical spread (:mod:`fsopt.scaling`): τ, C and the scores τ_i are in those
+units, and the selection does not depend on the units of X.  Constant features get τ_i = 0 and
+are never selected (asking for more features than there are non-constant ones is an error).
 The diagnostics check Corollary 2 and the KKT conditions of Theorem 1 in NumPy.
 """
 from __future__ import annotations
 
 import numpy as np
+import scipy.sparse as sp
 
 from ..driver import FixedPointMethod, Step
+from ..scaling import constant_features, rescale
+from ..solvers import resolve_solver
 from .qcqp import MKLDual
 from .recovery import PrimalRecoveryLP
 from .rounding import partition, select, theorem6_bound
@@ -20,10 +26,21 @@ class NMMKLMethod(FixedPointMethod):
     def __init__(self, X, y, m, C=1.0, tau=1.0, solver="CLARABEL", lp_solver="HIGHS", fallback=(),
                  solve_options=None, lp_options=None, tie_tol=1e-6, alpha_tol=1e-6,
                  violation_weight=1e3):
+        X, self.scale = rescale(X)  # τ, C in units of the typical spread
+        constant = constant_features(X)
+        if m > np.count_nonzero(~constant):
+            raise ValueError(f"n_features={m} but only {np.count_nonzero(~constant)} features are "
+                             f"non-constant (constant: {np.flatnonzero(constant).tolist()[:10]}); "
+                             "a constant feature carries no information and is never selected")
+        if constant.any():  # K_i = c²11ᵀ adds nothing when αᵀy = 0: τ_i = 0 exactly
+            X = X @ sp.diags((~constant).astype(float)) if sp.issparse(X) else np.where(constant, 0.0, X)
         self.qcqp = MKLDual(X, y, m, C, tau)
         self.lp = PrimalRecoveryLP(alpha_tol=alpha_tol, violation_weight=violation_weight)
         self.solver, self.lp_solver, self.fallback = solver, lp_solver, tuple(fallback)
         self.solve_options, self.lp_options = dict(solve_options or {}), dict(lp_options or {})
+        for name in (solver, *self.fallback):  # names and options, before any work
+            resolve_solver(name, self.qcqp, self.solve_options)
+        resolve_solver(lp_solver, self.lp, self.lp_options)
         self.tie_tol = tie_tol
         self.state = {}
 

@@ -23,6 +23,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
+from ..scaling import check_finite
 from ..solvers import SOC
 from ..subproblem import Subproblem
 
@@ -41,6 +42,11 @@ class MKLDual(Subproblem):
         super().__init__()
         self.Z = scale_rows(y, X)  # z_i = y∘x_i
         self.y = np.asarray(y, dtype=float)
+        with np.errstate(over="ignore"):
+            traces = np.asarray(self.Z.multiply(self.Z).sum(axis=0)).ravel() if sp.issparse(self.Z) \
+                else np.einsum("ij,ij->j", self.Z, self.Z)
+            check_finite(traces, "the kernel diagonal trace(K_i) of (8)",
+                         "X is too large for the kernels x_i x_iᵀ; rescale X")
         self.m, self.C, self.tau = int(m), float(C), float(tau)
 
     def describe(self):
@@ -71,6 +77,20 @@ class MKLDual(Subproblem):
         out["lambda"] = float(out["lambda"][0])
         out["p_cone"] = np.asarray(self._cones.dual_value, dtype=float)
         return out
+
+    def polish(self, solution):
+        """Native polish of a rejected solve: keep α, and take λ, γ optimal for α and the p of
+        the LP :func:`best_p` (the interior point multipliers' error then leaves the gap)."""
+        W = np.arange(self.Z.shape[1])
+        return self.solution_from_alpha(solution["alpha"], solution["p_cone"], W)
+
+    def solution_from_alpha(self, alpha, p_W, W):
+        """(α, λ = τ_(m) over all features, γ = (τ − λ)⁺, p = best_p on W, zero elsewhere)."""
+        tau_i, _ = self.scores(alpha)
+        lam = float(np.sort(tau_i)[::-1][self.m - 1])
+        p = np.zeros(tau_i.size)
+        p[W] = best_p(self, alpha, W, p_W)
+        return {"alpha": alpha, "lambda": lam, "gamma": np.maximum(tau_i - lam, 0.0), "p_cone": p}
 
     # --- NumPy side ----------------------------------------------------------------------------
     def scores(self, alpha):
@@ -128,6 +148,32 @@ def columns(Z, index):
     """The columns ``index`` of Z as a dense N×|index| array (a working set, never all d)."""
     sub = Z[:, index]
     return sub.toarray() if sp.issparse(sub) else sub
+
+
+def best_p(subproblem, alpha, W, p_start):
+    """The p on W that minimises the primal value of (7) built from α (see MKLDual.primal_value).
+
+    min_{p,θ,δ} Σ_{i∈W} p_i τ_i + 2C eᵀδ  s.t. δ ≥ θy − r(p), δ ≥ 0, eᵀp = m, 0 ≤ p ≤ 1, with
+    r(p) = Σ_i p_i s_i z_i + τα − e: an LP (HiGHS through SciPy) with |W| + N + 1 variables.  Any
+    feasible p gives a valid certificate; the optimal one removes the error of the interior point
+    multipliers from the duality gap, leaving only that of α.  Falls back to ``p_start``
+    (projected) if HiGHS fails.
+    """
+    from scipy.optimize import linprog
+
+    Z, y, C, m = columns(subproblem.Z, W), subproblem.y, subproblem.C, subproblem.m
+    s = Z.T @ alpha
+    N, k = Z.shape
+    # θy_j − δ_j − Σ_i p_i s_i Z_ji ≤ τα_j − 1   (δ_j ≥ θy_j − r_j)
+    A_ub = np.hstack([-Z * s[None, :], y[:, None], -np.eye(N)])
+    b_ub = subproblem.tau * alpha - 1.0
+    cost = np.concatenate([s * s, [0.0], np.full(N, 2 * C)])
+    A_eq = np.concatenate([np.ones(k), np.zeros(N + 1)])[None, :]
+    bounds = [(0.0, 1.0)] * k + [(None, None)] + [(0.0, None)] * N
+    res = linprog(cost, A_ub=A_ub, b_ub=b_ub, A_eq=A_eq, b_eq=[float(m)], bounds=bounds, method="highs")
+    if res.status != 0:
+        return project_capped_simplex(p_start, m)
+    return project_capped_simplex(res.x[:k], m)
 
 
 def project_capped_simplex(v, m):

@@ -1,0 +1,71 @@
+"""The units of X: one global scale, so that no result depends on them.
+
+Every estimator divides X by its *typical spread* s — the median standard deviation of the
+non-constant features, taken as exactly 1 within 1e-12 of it — right after validating it, and maps its unit-bearing outputs back
+(LOGO's weights ×1/s, LFS's radii ×s).  So σ (LOGO, LFS), τ and C (NMMKL) are in units of the
+data's typical spread: on standardized data s = 1 and nothing changes; on X·c every selection
+is the one on X.  One scale for all features keeps their relative scales (which the methods
+use); a per-feature standardization would change the problem and is left to the user.
+Constant features (max = min) carry no information: :func:`constant_features` finds them and
+each method documents what it does with them (never selected).
+"""
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+
+
+def constant_features(X) -> np.ndarray:
+    """Boolean mask of the columns of X (dense or sparse) whose entries are all equal."""
+    if sp.issparse(X):
+        X = sp.csc_matrix(X)
+        return (X.max(axis=0) - X.min(axis=0)).toarray().ravel() == 0
+    return np.ptp(X, axis=0) == 0
+
+
+def typical_spread(X) -> float:
+    """Median standard deviation of the non-constant columns of X (overflow-safe), read one column
+    block at a time (dense, sparse, dask, zarr or h5py X; no copy of X)."""
+    from .chunked import column_blocks
+
+    stds = []
+    for _, _, block in column_blocks(X):
+        block = block.astype(np.float64, copy=False)
+        top = np.max(np.abs(block), axis=0)
+        varying = np.ptp(block, axis=0) > 0
+        top, block = top[varying], block[:, varying]
+        stds.append((block / top).std(axis=0) * top)  # per column: squares neither over- nor underflow
+    stds = np.concatenate(stds) if stds else np.zeros(0)
+    if not stds.size:
+        raise ValueError(f"X has no non-constant feature (all {X.shape[1]} columns are constant); "
+                         "there is nothing to select from")
+    return float(np.median(stds))
+
+
+def unit_scale(X) -> float:
+    """s = :func:`typical_spread` (exactly 1 within 1e-12 of it: standardized data stays
+    bit-identical), or a clear error when it is not a positive finite number."""
+    s = typical_spread(X)
+    if abs(s - 1.0) < 1e-12:
+        s = 1.0
+    if not (np.isfinite(s) and s > 0):
+        raise ValueError(f"the typical spread of X is {s!r}; X's scale is outside floating point range")
+    return s
+
+
+def rescale(X) -> tuple[np.ndarray, float]:
+    """``(X / s, s)`` with s = :func:`typical_spread`; a clear error if X / s is not finite."""
+    s = unit_scale(X)
+    with np.errstate(over="ignore", under="ignore"):
+        Xs = X if s == 1.0 else (X * (1.0 / s) if sp.issparse(X) else X / s)
+    check_finite(Xs.data if sp.issparse(Xs) else Xs, "X divided by its typical spread",
+                 "the feature scales span too many orders of magnitude; standardize X")
+    return Xs, s
+
+
+def check_finite(values, what, hint=""):
+    """ValueError naming ``what`` (and the first bad index) if ``values`` has NaN or infinity."""
+    values = np.asarray(values)
+    if not np.all(np.isfinite(values)):
+        where = tuple(int(i) for i in np.argwhere(~np.isfinite(values))[0])
+        raise ValueError(f"{what} is not finite at index {where}" + (f": {hint}" if hint else ""))
