@@ -28,6 +28,8 @@ def typical_spread(X) -> float:
     block at a time (dense, sparse, dask, zarr or h5py X; no copy of X)."""
     from .chunked import column_blocks
 
+    if sp.issparse(X):
+        return _typical_spread_sparse(X)
     stds = []
     for _, _, block in column_blocks(X):
         block = block.astype(np.float64, copy=False)
@@ -40,6 +42,19 @@ def typical_spread(X) -> float:
         raise ValueError(f"X has no non-constant feature (all {X.shape[1]} columns are constant); "
                          "there is nothing to select from")
     return float(np.median(stds))
+
+
+def _typical_spread_sparse(X) -> float:
+    varying = ~constant_features(X)
+    if not varying.any():
+        raise ValueError(f"X has no non-constant feature (all {X.shape[1]} columns are constant); "
+                         "there is nothing to select from")
+    Xv = sp.csc_matrix(X)[:, np.flatnonzero(varying)]
+    top = abs(Xv).max(axis=0).toarray().ravel()
+    Y = sp.csc_matrix(Xv @ sp.diags(1.0 / top))
+    mean = np.asarray(Y.mean(axis=0)).ravel()
+    std = np.sqrt(np.maximum(np.asarray(Y.multiply(Y).mean(axis=0)).ravel() - mean**2, 0.0))
+    return float(np.median(std * top))
 
 
 def unit_scale(X) -> float:
