@@ -142,7 +142,7 @@ def feasibility(quick, rng=None, solver=None):
     margins = Margins()
     worst = {"primal_infeasibility": 0.0, "rel_value_diff_to_reference": 0.0}
     n_lp = n_ref = above_both = n_points = 0
-    betas = np.linspace(0.0, 1.0, 21 if quick else 101)
+    betas = np.linspace(0.0, 1.0, 11 if quick else 101)
     ref_betas = {0.0, 0.5, 1.0} if quick else set(np.round(np.linspace(0.0, 1.0, 11), 10))
     for g in draws(rng, 1, seed=9):
         X, y, alpha, sigma = _instance(None if rng is None else g, quick)

@@ -89,7 +89,7 @@ def theorem6_table(n=6, seed0=1000, solver=None, rng=None, ds=(6, 8)) -> pd.Data
         N, m = int(g.integers(20, 41)), int(g.integers(1, d))
         C, tau = log_uniform(g, 0.1, 10.0), log_uniform(g, N / 4, 4 * N)
         X, y = random_problem(seed, N, d)
-        est = NMMKL(m, C=C, tau=tau, **solver_kwargs(solver)).fit(X, y)
+        est = NMMKL(m, C=C, tau=tau, **solver_kwargs(solver, {"tol": 1e-9})).fit(X, y)
         best, subset, values = exhaustive_search(X, y, m, C=C, tau=tau)
         by_index = np.flatnonzero(est.partition_ == "A").tolist()
         by_index += np.flatnonzero(est.partition_ == "B")[: m - len(by_index)].tolist()
