@@ -1,25 +1,35 @@
 """Command line: ``fsopt solvers``, ``fsopt problems``, ``fsopt run METHOD --problem NAME``.
 
-A method plugs into ``run`` by providing a module ``fsopt.<method>.cli`` with
-``add_arguments(parser)`` (optional) and ``run(args, problem, X, y) -> int``.
+A method plugs into ``run`` by providing a module ``<its package>.cli`` with
+``add_arguments(parser)`` (optional) and ``run(args, problem, X, y) -> int``; its package is
+``fsopt.<method>`` or one named by an installed plugin's ``fsopt.methods`` entry point.
 """
 from __future__ import annotations
 
 import argparse
-import importlib
-import pkgutil
 import sys
 
 from .exceptions import SolverFailed
 
 
+def save_figure(fig, path) -> None:
+    """Write a method's Figure to ``path`` and release it: the library returns Figures, only the
+    command line writes files."""
+    import matplotlib.pyplot as plt
+
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
 def _method_clis() -> dict:
-    import fsopt
+    """{method: its ``cli`` module}, fsopt's own methods and the plugins' (``fsopt.methods``)."""
+    from .plugins import method_module, method_packages
 
     found = {}
-    for info in pkgutil.iter_modules(fsopt.__path__):
-        if info.ispkg and importlib.util.find_spec(f"fsopt.{info.name}.cli") is not None:
-            found[info.name] = importlib.import_module(f"fsopt.{info.name}.cli")
+    for method in method_packages():
+        module = method_module(method, "cli")
+        if module is not None:
+            found[method] = module
     return found
 
 
@@ -51,13 +61,15 @@ def _cmd_problems(args) -> int:
 
 def _cmd_bench(args) -> int:
     from . import bench
+    from .bench_stats import summary
 
     frame = bench.run(out=args.out, quick=args.quick, problem_names=args.problem,
                       solvers=args.solver, timeout=args.timeout, n_jobs=args.jobs,
-                      dask=args.dask, progress=not args.quiet)
-    print(bench.summary(frame))
-    print(f"\n{len(frame)} solves; results in {args.out}/results.csv, results.parquet, "
-          f"time_vs_size.png, error_vs_time.png")
+                      dask=args.dask, progress=not args.quiet, repeat=args.repeat, shift=args.shift)
+    print(summary(frame, args.timeout, args.shift))
+    print(f"{len(frame)} rows ({int(frame['solved'].sum())} certified solves); in {args.out}/: "
+          f"results.csv, results.parquet, summary.md, performance_profile.png, error_vs_time.png, "
+          f"time_vs_size.png, report.html")
     return 0
 
 
@@ -82,6 +94,17 @@ def _cmd_verify(args) -> int:
     return 1 if failed else 0
 
 
+def _cmd_experiment(args) -> int:
+    from .experiments import run_experiment
+
+    frame = run_experiment(args.name, args.data, args.out, quick=args.quick, n_splits=args.splits,
+                           random_state=args.seed, progress=not args.quiet, data_dir=args.data_dir)
+    if not args.quiet:
+        print(frame.to_string(index=False, float_format=lambda v: f"{v:.2f}"))
+    print(f"results in {args.out}/results.csv and {args.out}/results.md")
+    return 0
+
+
 def _cmd_run(args, clis) -> int:
     from .problems import get_problem
 
@@ -102,7 +125,10 @@ def build_parser(clis=None) -> argparse.ArgumentParser:
     b.add_argument("--out", default="bench-results", help="output directory (resumable)")
     b.add_argument("--problem", nargs="+", default=None, help="only these problems")
     b.add_argument("--solver", nargs="+", default=None, help="only these solvers/profiles")
-    b.add_argument("--timeout", type=float, default=300.0, help="seconds per solve")
+    b.add_argument("--timeout", type=float, default=300.0,
+                   help="seconds per solve; unsolved solves count at this limit in the SGM")
+    b.add_argument("--repeat", type=int, default=1, help="repetitions per solve (median reported)")
+    b.add_argument("--shift", type=float, default=10.0, help="shift (s) of the geometric mean")
     b.add_argument("--jobs", type=int, default=1, help="parallel solves (joblib)")
     b.add_argument("--dask", default=None, metavar="ADDRESS",
                    help="run on a dask.distributed scheduler ('local' starts a local cluster)")
@@ -118,6 +144,17 @@ def build_parser(clis=None) -> argparse.ArgumentParser:
                    help="plant each known bug and print which checks catch it (exit 0: all caught)")
     v.add_argument("--all-cells", action="store_true", help="with --mutants: run every mutant x check")
     v.add_argument("names", nargs="*", help="only checks whose name contains one of these")
+    e = sub.add_parser("experiment", help="run a paper's protocol on a data set (results.csv + results.md)")
+    e.add_argument("name", choices=["logo-microarray", "logo-uci", "nmmkl-uci", "lfs-table1"])
+    e.add_argument("--data", required=True,
+                   help="CSV file in the shared/data format, a name in --data-dir, wdbc, or a generated "
+                        "set (spiral, nmmkl-toy, lfs-synthetic)")
+    e.add_argument("--data-dir", default=None, help="directory holding data set CSV files")
+    e.add_argument("--quick", action="store_true", help="few splits, small grids: a smoke run")
+    e.add_argument("--splits", type=int, default=None, help="outer splits (default: the paper's)")
+    e.add_argument("--seed", type=int, default=0, help="random_state of the splits and draws")
+    e.add_argument("--out", default="experiment-results", help="output directory")
+    e.add_argument("--quiet", action="store_true", help="no progress bar, no table")
     run = sub.add_parser("run", help="fit a method on a declared problem")
     msub = run.add_subparsers(dest="method", required=True)
     for name, mod in sorted(clis.items()):
@@ -146,6 +183,8 @@ def main(argv=None) -> int:
             return _cmd_bench(args)
         if args.command == "verify":
             return _cmd_verify(args)
+        if args.command == "experiment":
+            return _cmd_experiment(args)
         return _cmd_run(args, clis)
     except (ValueError, TypeError) as exc:
         print(f"fsopt: error: {exc}", file=sys.stderr)

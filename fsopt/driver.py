@@ -2,28 +2,37 @@
 
     iterate ─► statistics(iterate) ─► update(stats) (solves subproblems) ─► new iterate
        ▲                                                                      │
-       └───────────── until ‖new − old‖₂ < θ or max_iter; prune; round ◄──────┘
+       └──── until ‖new − old‖₂ / ‖new‖₂ < θ or max_iter; eliminate; round ◄──┘
 
 The driver knows no method: a method is an object implementing :class:`FixedPointMethod`.
+Elimination is safe when the method supplies ``kkt_violations``: a feature leaves the statistics
+only while the method can show the subproblem does not need it, and a run converges only once a
+check over all features lets none of the eliminated ones back in.
 """
 from __future__ import annotations
 
 import time
+import warnings
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
 import numpy as np
+from sklearn.exceptions import ConvergenceWarning
 from tqdm.auto import tqdm
+
+_TINY = 1e-300  # the denominator of the relative change when the iterate is 0
 
 
 @dataclass
 class Step:
-    """What one ``update`` returns: the new iterate, its solve records, an objective value."""
+    """What one ``update`` returns: the new iterate, its solve records, an objective value, and the
+    eliminated features the update found it needs and brought back (indices)."""
 
     iterate: np.ndarray
     records: list = field(default_factory=list)
     objective: float | None = None
+    reentered: np.ndarray | None = None
 
 
 class FixedPointMethod(ABC):
@@ -42,8 +51,15 @@ class FixedPointMethod(ABC):
         """Solve the subproblem(s) for ``stats``; return the new full-size iterate."""
 
     def distance(self, new: np.ndarray, old: np.ndarray) -> float:
-        """θ_t, the change between two iterates (default ‖new − old‖₂)."""
-        return float(np.linalg.norm(new - old))
+        """θ_t, the change between two iterates (default relative: ‖new − old‖₂ / max(‖new‖₂, tiny),
+        so the stopping rule does not depend on the scale of the iterate)."""
+        return float(np.linalg.norm(new - old) / max(float(np.linalg.norm(new)), _TINY))
+
+    def kkt_violations(self, iterate: np.ndarray, active: np.ndarray) -> np.ndarray | None:
+        """The check over all features before the run is declared converged: the inactive features
+        whose optimality conditions fail at ``iterate`` (indices), which re-enter; ``None`` when
+        the method cannot check (elimination is then final)."""
+        return None
 
     def round(self, iterate: np.ndarray, active: np.ndarray) -> Any:
         """The rounding stage (NMMKL, LFS); ``None`` for methods without one."""
@@ -61,6 +77,10 @@ class Iteration:
     statistics_time: float
     update_time: float
     records: list = field(repr=False, default_factory=list)
+    n_dropped: int = 0  # features eliminated after this iteration
+    n_reentered: int = 0  # eliminated features brought back (a failed KKT check) after it
+    full_check: bool = False  # the check over all features ran after this iteration ...
+    check_time: float = 0.0  # ... taking this long
 
     @property
     def compile_time(self) -> float:
@@ -90,14 +110,16 @@ class FixedPointDriver:
 
     Parameters
     ----------
-    theta : stop when θ_t = ``method.distance(new, old)`` < theta (Alg. 1 of LOGO; 0 runs max_iter).
+    theta : stop when θ_t = ``method.distance(new, old)`` < theta (default: the change relative
+        to the size of the iterate; Alg. 1 of LOGO).  ``theta=0`` runs exactly ``max_iter``
+        iterations; otherwise reaching max_iter raises a ``ConvergenceWarning``.
     max_iter : at most this many outer iterations.
     prune_below : for a 1-D iterate, features whose value stays below this for ``prune_patience``
-        consecutive iterations are removed from later iterations and fixed at 0 (LOGO: 1e-8).
-        ``None`` disables pruning.
-    prune_patience : iterations below ``prune_below`` before a feature is removed.  With exact
-        subproblem solvers a feature can be exactly 0 at one iteration and come back at the next
-        (measured: a relevant spiral feature at J=10⁵), so the default waits for two.
+        consecutive iterations are candidates for elimination (LOGO: 1e-8); ``None`` disables it.
+        Candidates are eliminated (fixed at 0, left out of the statistics); an update may bring
+        some back (``Step.reentered``).  Before declaring convergence the driver runs
+        ``method.kkt_violations`` over all eliminated features; if any re-enters, it goes on.
+    prune_patience : iterations below ``prune_below`` before a feature is a candidate.
     callback : ``callback(iteration: Iteration, iterate)``; returning True stops the run.
     progress : show a tqdm bar.
     """
@@ -115,7 +137,7 @@ class FixedPointDriver:
     def run(self, method: FixedPointMethod) -> DriverResult:
         iterate = np.array(method.initial_iterate(), dtype=float)
         active = np.ones(iterate.shape[0] if iterate.ndim == 1 else iterate.shape[-1], dtype=bool)
-        history, converged = [], False
+        history, converged, stopped = [], False, False
         below = np.zeros(active.shape, dtype=int)  # consecutive iterations under prune_below
         bar = tqdm(total=self.max_iter, desc=self.desc, disable=not self.progress, leave=False)
         try:
@@ -127,24 +149,56 @@ class FixedPointDriver:
                 t2 = time.perf_counter()
                 new = np.array(step.iterate, dtype=float)
                 change = method.distance(new, iterate)
-                if self.prune_below is not None and new.ndim == 1:
-                    below = np.where(new < self.prune_below, below + 1, 0)
-                    active = active & (below < self.prune_patience)
-                    new[~active] = 0.0
                 record = Iteration(t, change, step.objective, int(active.sum()), t1 - t0, t2 - t1,
                                    step.records)
+                if self.prune_below is not None and new.ndim == 1:
+                    active = self._reenter(step.reentered, active, below, record)
+                    below = np.where(new < self.prune_below, below + 1, 0)
+                    record.n_dropped = int((active & (below >= self.prune_patience)).sum())
+                    active = active & (below < self.prune_patience)
+                    if record.n_reentered == 0 and (change < self.theta or not active.any()):
+                        back = self._full_check(method, new, active, record)
+                        active = self._reenter(back, active, below, record)
+                    new[~active] = 0.0
+                    record.n_active = int(active.sum())
                 history.append(record)
                 iterate = new
                 bar.update(1)
                 bar.set_postfix(change=f"{change:.3g}", active=record.n_active)
-                stop = bool(self.callback(record, iterate)) if self.callback else False
-                if change < self.theta or not active.any():  # nothing left to move: a fixed point
-                    converged = True
+                stopped = bool(self.callback(record, iterate)) if self.callback else False
+                if record.n_reentered == 0 and (change < self.theta or not active.any()):
+                    converged = True  # nothing left to move: a fixed point
                     break
-                if stop:
+                if stopped:
                     break
         finally:
             bar.close()
+        if not converged and not stopped and self.theta > 0:
+            warnings.warn(f"{self.desc}: the fixed point did not converge in max_iter={self.max_iter} "
+                          f"outer iterations (last theta_t = {history[-1].change:.3g}, "
+                          f"theta = {self.theta:g})", ConvergenceWarning, stacklevel=3)
         t0 = time.perf_counter()
         rounding = method.round(iterate, active)
         return DriverResult(iterate, active, history, converged, rounding, time.perf_counter() - t0)
+
+    @staticmethod
+    def _reenter(features, active, below, record):
+        """Make eliminated ``features`` active again (their patience restarts)."""
+        if features is None or len(features) == 0:
+            return active
+        active = active.copy()
+        record.n_reentered += int(np.count_nonzero(~active[features]))
+        active[features] = True
+        below[features] = 0
+        return active
+
+    @staticmethod
+    def _full_check(method, new, active, record):
+        """Before converging: every eliminated feature checked at the final iterate."""
+        if active.all():
+            return None
+        t0 = time.perf_counter()
+        back = method.kkt_violations(new, active)
+        record.full_check = back is not None
+        record.check_time = time.perf_counter() - t0
+        return back

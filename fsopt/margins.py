@@ -77,11 +77,17 @@ def expected_margins(X, y, w, sigma):
 
     ``w`` weights the distances that define the probabilities; pass only the active columns.
     """
+    return signed_abs_sum(margin_coefficients(X, y, w, sigma), X)
+
+
+def margin_coefficients(X, y, w, sigma):
+    """A = P_miss − P_hit at weights ``w`` (one per column of X), so that z̄ = signed_abs_sum(A, X)
+    for any set of columns of X (a column's z̄ does not depend on the others)."""
     w = np.asarray(w)
     weighted = w > 0  # zero-weight columns add nothing to the distances
     D = weighted_manhattan(X if weighted.all() else X[:, weighted], w[weighted])
     P_hit, P_miss = neighbor_probabilities(D, y, sigma)
-    return signed_abs_sum(P_miss - P_hit, X)
+    return P_miss - P_hit
 
 
 def signed_abs_sum(A, X):

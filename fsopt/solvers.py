@@ -11,6 +11,7 @@ from __future__ import annotations
 import importlib
 import importlib.resources
 import os
+import threading
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -163,13 +164,29 @@ def register_backend(backend: Backend) -> Backend:
 for _cls in (Clarabel, ECOS, SCS, HiGHS, MOSEK):
     register_backend(_cls())
 
+_PLUGINS = {"loaded": False, "lock": threading.Lock()}
+
+
+def _load_plugins():
+    """Register the backends of installed plugins (entry points ``fsopt.backends``) once."""
+    if _PLUGINS["loaded"]:
+        return
+    with _PLUGINS["lock"]:
+        if not _PLUGINS["loaded"]:
+            from .plugins import load_backends
+
+            load_backends(register_backend)
+            _PLUGINS["loaded"] = True
+
 
 def backends() -> dict[str, Backend]:
-    """All registered backends, installed or not, by upper-case name."""
+    """All registered backends (fsopt's and plugins'), installed or not, by upper-case name."""
+    _load_plugins()
     return dict(_BACKENDS)
 
 
 def installed_backends() -> list[str]:
+    _load_plugins()
     return [name for name, b in _BACKENDS.items() if b.installed()]
 
 
@@ -211,6 +228,7 @@ def resolve_solver(name, subproblem=None, options=None) -> tuple[Backend, dict]:
     """(backend, merged common options) for a backend or profile name; clear errors otherwise."""
     if not isinstance(name, str):
         raise TypeError(f"solver must be a string naming a backend or profile; got {type(name).__name__}")
+    _load_plugins()
     opts = {}
     key = name.upper()
     if key not in _BACKENDS:

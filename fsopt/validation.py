@@ -1,75 +1,115 @@
-"""Input checks shared by the estimators: clear errors before any heavy work."""
+"""Input checks shared by the estimators: scikit-learn's ``validate_data`` (shapes, complex and
+empty input, ``y=None``, column-vector y, feature names, ``n_features_in_``) plus clear errors of
+our own (the NaN's row and column, the non-numeric entry, the class that is too small), all raised
+before any heavy work."""
 import numbers
 
 import numpy as np
+import scipy.sparse as sp
+from sklearn.utils import get_tags
+from sklearn.utils.multiclass import check_classification_targets, type_of_target
+from sklearn.utils.validation import check_X_y, validate_data
 
 
-def check_data(X, y=None, *, min_classes=2, min_per_class=1, binary=False, what="X"):
-    """Return (X as float64 2-D array, y as 1-D array) or raise a ValueError/TypeError naming the problem."""
-    X = _as_numeric_matrix(X, what)
-    if y is None:
-        return X, None
-    y = np.asarray(y)
-    if y.ndim != 1:
-        if y.ndim == 2 and 1 in y.shape:
-            y = y.ravel()
-        else:
-            raise ValueError(f"y must be 1-D (one label per row of {what}); got shape {y.shape}")
-    if y.shape[0] != X.shape[0]:
-        raise ValueError(f"{what} has {X.shape[0]} rows but y has {y.shape[0]} labels; they must match")
-    if y.dtype.kind == "f" and not np.all(np.isfinite(y)):
-        bad = int(np.flatnonzero(~np.isfinite(y))[0])
-        raise ValueError(f"y contains NaN or infinity (row {bad})")
+def validate_fit(estimator, X, y, *, accept_sparse=False, min_per_class=1):
+    """fit's first step: (X as float64, y 1-D); sets ``n_features_in_`` and ``feature_names_in_``.
+
+    Binary-only estimators say so through ``tags.classifier_tags.multi_class = False``; their y
+    must then have exactly two classes.  Sparse X is accepted as CSR or CSC when ``accept_sparse``.
+    """
+    X, y = validate_data(estimator, X, y, accept_sparse=accept_sparse, dtype=None,
+                         ensure_all_finite=False)
+    tags = get_tags(estimator).classifier_tags
+    binary = tags is not None and not tags.multi_class
+    return _as_float(X), check_labels(y, min_per_class=min_per_class, binary=binary,
+                                      who=type(estimator).__name__)
+
+
+def validate_predict(estimator, X, *, accept_sparse=False):
+    """X at predict/transform time: same checks, and the features (count, names) of fit."""
+    X = validate_data(estimator, X, reset=False, accept_sparse=accept_sparse, dtype=None,
+                      ensure_all_finite=False)
+    return _as_float(X)
+
+
+def densify(X, limit_bytes, who):
+    """Sparse X as a dense float64 array for a method without a sparse path, refused with a clear
+    error when the dense copy would exceed ``limit_bytes``; dense X is returned unchanged."""
+    if not sp.issparse(X):
+        return X
+    need = 8 * X.shape[0] * X.shape[1]
+    if need > limit_bytes:
+        raise ValueError(f"{who} works on dense data: sparse X of shape {X.shape} would take "
+                         f"{need / 2**30:.2f} GiB dense, above the limit of "
+                         f"{limit_bytes / 2**30:.2f} GiB; reduce the features first "
+                         f"(e.g. a SelectKBest step)")
+    return X.toarray()
+
+
+def check_data(X, y, *, min_per_class=1, binary=False):
+    """The same checks for functions (no estimator): (X as float64 2-D array, y 1-D)."""
+    X, y = check_X_y(X, y, dtype=None, ensure_all_finite=False)
+    return _as_float(X), check_labels(y, min_per_class=min_per_class, binary=binary)
+
+
+def check_labels(y, *, min_per_class=1, binary=False, who="this method"):
+    """y as class labels: discrete (scikit-learn's check), ≥ 2 classes, binary when required, and
+    at least ``min_per_class`` samples in each class."""
+    check_classification_targets(y)
     classes, counts = np.unique(y, return_counts=True)
-    if classes.size < min_classes:
-        raise ValueError(
-            f"y has {classes.size} class ({classes.tolist()}); at least {min_classes} classes are needed"
-        )
+    if classes.size < 2:
+        raise ValueError(f"y has {classes.size} class ({classes.tolist()}); at least 2 classes are needed")
     if binary and classes.size != 2:
-        raise ValueError(f"y must be binary; it has {classes.size} classes: {classes.tolist()}")
+        raise ValueError(f"Only binary classification is supported: {who} is a two-class method; "
+                         f"y is {type_of_target(y)} with {classes.size} classes: {classes.tolist()}")
     few = classes[counts < min_per_class]
     if few.size:
         raise ValueError(
             f"class {few[0].item()!r} has {counts[counts < min_per_class][0]} sample(s); "
             f"each class needs at least {min_per_class}"
         )
-    return X, y
+    return y
 
 
-def _as_numeric_matrix(X, what):
-    if hasattr(X, "to_numpy"):  # pandas
-        X = X.to_numpy()
-    try:
-        arr = np.asarray(X)
-    except ValueError as exc:  # ragged rows
-        raise ValueError(f"{what} is not a rectangular array: {exc}") from None
-    if arr.dtype.kind not in "biuf":
+def _as_float(X, what="X"):
+    """X (dense 2-D or CSR/CSC, already shape-checked by scikit-learn) as finite float64."""
+    if sp.issparse(X):
+        if X.dtype.kind not in "biuf":
+            raise TypeError(f"sparse {what} must be numeric; got dtype {X.dtype}")
+        X = X.astype(np.float64, copy=False)
+        bad = ~np.isfinite(X.data)
+        if bad.any():
+            row, col = _sparse_position(X, int(np.flatnonzero(bad)[0]))
+            raise ValueError(f"{what} contains NaN or infinity at row {row}, column {col}")
+        return X
+    if X.dtype.kind not in "biuf":
         try:
-            arr = arr.astype(np.float64)
-        except (TypeError, ValueError):
-            row, col = _first_non_numeric(arr)
-            raise TypeError(
-                f"{what} must be numeric; entry at row {row}, column {col} is {arr[row, col]!r}"
-            ) from None
-    if arr.ndim != 2:
-        raise ValueError(f"{what} must be a 2-D array (samples x features); got {arr.ndim}-D")
-    if arr.shape[0] == 0 or arr.shape[1] == 0:
-        raise ValueError(f"{what} is empty: shape {arr.shape}")
-    arr = np.ascontiguousarray(arr, dtype=np.float64)
-    finite = np.isfinite(arr)
+            X = X.astype(np.float64, copy=False)
+        except (TypeError, ValueError) as exc:
+            row, col = _first_non_numeric(X)
+            raise TypeError(f"{what} must be numeric; entry at row {row}, column {col} is "
+                            f"{X[row, col]!r} ({exc})") from None
+    X = np.ascontiguousarray(X, dtype=np.float64)
+    finite = np.isfinite(X)
     if not finite.all():
         row, col = np.argwhere(~finite)[0]
         raise ValueError(f"{what} contains NaN or infinity at row {row}, column {col}")
-    return arr
+    return X
+
+
+def _sparse_position(X, k):
+    """(row, column) of the k-th stored entry of a CSR or CSC matrix."""
+    major = int(np.searchsorted(X.indptr, k, side="right") - 1)
+    minor = int(X.indices[k])
+    return (major, minor) if X.format == "csr" else (minor, major)
 
 
 def _first_non_numeric(arr):
-    arr = np.atleast_2d(arr)
     for idx in np.ndindex(arr.shape):
         try:
             float(arr[idx])
         except (TypeError, ValueError):
-            return idx[0], idx[1]
+            return idx
     return 0, 0
 
 

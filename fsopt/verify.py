@@ -27,10 +27,8 @@ the planted bugs of :mod:`fsopt.verify_mutants` and shows which checks catch the
 from __future__ import annotations
 
 import contextlib
-import importlib
 import inspect
 import math
-import pkgutil
 import time
 import warnings
 from dataclasses import dataclass, field
@@ -137,12 +135,13 @@ def probe(kind: str, factory: Callable):
 
 
 def checks() -> dict[str, Check]:
-    """Every registered check (imports ``fsopt.<method>.checks`` modules)."""
-    import fsopt
+    """Every registered check: each method's ``checks`` module (fsopt's own and the
+    ``fsopt.methods`` plugins'), then the ``fsopt.checks`` entry points."""
+    from .plugins import load_checks, method_module, method_packages
 
-    for info in pkgutil.iter_modules(fsopt.__path__):
-        if info.ispkg and importlib.util.find_spec(f"fsopt.{info.name}.checks") is not None:
-            importlib.import_module(f"fsopt.{info.name}.checks")
+    for method in method_packages():
+        method_module(method, "checks")
+    load_checks()
     return dict(_CHECKS)
 
 

@@ -35,6 +35,7 @@ def test_bench_runs_the_extension(tmp_path, monkeypatch):
     monkeypatch.setenv("FSOPT_PROBLEMS_PATH", str(EXAMPLES))
     frame = bench.run(out=tmp_path, quick=True, problem_names=["elastic_net_spiral"],
                       solvers=["CLARABEL", "ECOS"], progress=False)
+    frame = frame[frame["budget"] == "default"]  # the study's point (not the tolerance schedule)
     assert set(frame["kind"]) == {"garrote_elastic_net"} and len(frame) == 6
-    assert frame["status"].str.startswith("optimal").all()
+    assert frame["solved"].all()
     assert frame["error_to_reference"].max() < 1e-6

@@ -176,7 +176,11 @@ def test_bad_parameters(params, match):
 
 @pytest.mark.parametrize("mutate, match", [
     (lambda X, y: (X, np.ones_like(y)), "at least 2 classes"),
-    (lambda X, y: (X, np.r_[y[:-1], 3]), "has 1 sample"),
+    (lambda X, y: (X, np.r_[np.zeros(y.size - 1, int), 1]), "class 1 has 1 sample"),
+    (lambda X, y: (X, y + 0.5 * np.arange(y.size)), "Unknown label type: continuous"),
+    (lambda X, y: (X, np.arange(y.size) % 3), "Only binary classification is supported.*3 classes"),
+    (lambda X, y: (X + 1j, y), "Complex data not supported"),
+    (lambda X, y: (X, None), "requires y to be passed"),
     (lambda X, y: (np.where(np.arange(X.size).reshape(X.shape) == 7, np.nan, X), y), "NaN"),
     (lambda X, y: (np.where(np.arange(X.size).reshape(X.shape) == 7, np.inf, X), y), "infinity"),
 ])
@@ -191,7 +195,7 @@ def test_predict_errors(fitted):
 
     with pytest.raises(NotFittedError):
         LFS().predict(np.zeros((2, 3)))
-    with pytest.raises(ValueError, match="features"):
+    with pytest.raises(ValueError, match="X has 5 features, but LFS is expecting 32 features"):
         fitted.predict(np.zeros((2, 5)))
 
 
@@ -204,11 +208,12 @@ def test_cli_runs_declared_problem(capsys):
     assert rc == 0 and "test error" in out and "all certified: True" in out
 
 
-def test_three_classes(synthetic):
-    """Eq. (11) is per class: the three clusters as three classes are classified well above chance."""
+def test_three_classes_are_refused_before_any_work(synthetic, monkeypatch):
+    """The method is two-class (a same-class / other-class split per point): y with three classes
+    gets scikit-learn's binary-only error, and no LP is set up."""
+    import fsopt.lfs.estimator as estimator_module
+
     X, _, c, *_ = synthetic
-    Xt, _, ct = make_lfs_synthetic(30, 30, 30, n_irrelevant=30, random_state=5, return_clusters=True)
-    est = LFS(alpha=2, random_state=0, **FAST).fit(X, c)
-    Xt = standardize(make_lfs_synthetic(n_irrelevant=30, random_state=0)[0], Xt)[1]  # fit's scaling
-    assert set(est.predict(Xt)) <= {0, 1, 2}
-    assert est.score(Xt, ct) >= 0.8
+    monkeypatch.setattr(estimator_module, "LFSFixedPoint", None)  # any use would raise TypeError
+    with pytest.raises(ValueError, match="Only binary classification is supported.*3 classes"):
+        LFS(alpha=2, random_state=0, **FAST).fit(X, c)

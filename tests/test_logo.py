@@ -2,11 +2,12 @@
 import numpy as np
 import pytest
 from sklearn.base import clone
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.pipeline import make_pipeline
 from sklearn.model_selection import StratifiedKFold, cross_val_score
 from sklearn.neighbors import KNeighborsClassifier
 
-from fsopt import LOGO, GarroteLogistic
+from fsopt import LOGO, GarroteLogistic, SolverFailed
 from fsopt.datasets.spiral import make_spiral
 from fsopt.margins import expected_margins
 
@@ -74,7 +75,7 @@ def test_history_records_solver_phases(small_spiral):
     X, y = small_spiral
     est = LOGO().fit(X, y)
     h = est.history_[0]
-    assert h.records[0].solver == "gradient" and h.records[0].certified
+    assert h.records[0].solver == "LBFGSB" and h.records[0].certified
     assert h.statistics_time > 0 and 2 <= h.n_active <= X.shape[1]  # active after pruning
     assert est.n_iter_ == len(est.history_)
 
@@ -115,7 +116,7 @@ GOOD_Y = np.array([0, 1] * 6)
     (np.where(np.eye(12, 3) == 1, np.inf, GOOD_X), GOOD_Y, {}, ValueError, "NaN or infinity"),
     (GOOD_X, np.zeros(12), {}, ValueError, "1 class"),
     (GOOD_X, np.array([0] * 11 + [1]), {}, ValueError, "class 1 has 1 sample"),
-    (GOOD_X, GOOD_Y[:10], {}, ValueError, "12 rows but y has 10"),
+    (GOOD_X, GOOD_Y[:10], {}, ValueError, r"inconsistent numbers of samples: \[12, 10\]"),
     (np.array([["a", "b"], ["c", "d"]] * 6), GOOD_Y, {}, TypeError, "numeric.*row 0, column 0"),
     (GOOD_X, GOOD_Y, {"sigma": 0.0}, ValueError, "'sigma' parameter"),
     (GOOD_X, GOOD_Y, {"sigma": -1.0}, ValueError, "'sigma' parameter"),
@@ -124,6 +125,10 @@ GOOD_Y = np.array([0, 1] * 6)
     (GOOD_X, GOOD_Y, {"solver": "MOSEK"}, ValueError, "MOSEK.*not available.*installed: .*CLARABEL"),
     (GOOD_X, GOOD_Y, {"solver": "HIGHS"}, ValueError, "cannot solve garrote_logistic.*CLARABEL"),
     (GOOD_X, GOOD_Y, {"w0": [1.0, -1.0, 1.0]}, ValueError, "w0 must be"),
+    (GOOD_X + 1j, GOOD_Y, {}, ValueError, "Complex data not supported"),
+    (GOOD_X, None, {}, ValueError, "requires y to be passed"),
+    (GOOD_X, GOOD_Y + 0.25 * np.arange(12), {}, ValueError, "Unknown label type: continuous"),
+    (np.array([[{"a": 1}] * 3] * 12, dtype=object), GOOD_Y, {}, TypeError, "numeric.*row 0, column 0"),
 ])
 def test_bad_input_is_rejected_before_any_work(X, y, params, error, match):
     est = LOGO(**params)
@@ -144,3 +149,41 @@ def test_too_large_lambda_prunes_everything_and_says_so(small_spiral):
     with pytest.warns(UserWarning, match="every weight is zero"):
         est = LOGO(lam=1e4).fit(X, y)
     assert est.converged_ and not est.get_support().any() and np.all(est.weights_ == 0)
+
+
+def test_theta_is_relative_to_the_size_of_w(small_spiral):
+    """theta_t = ||w_t - w_{t-1}|| / ||w_t||: the same run at any scale of the weights."""
+    X, y = small_spiral
+    iterates = [np.ones(X.shape[1])]
+    est = LOGO(theta=1e-6, max_iter=200, prune_below=None,
+               callback=lambda it, w: iterates.append(w.copy())).fit(X, y)
+    expected = [np.linalg.norm(b - a) / np.linalg.norm(b) for a, b in zip(iterates, iterates[1:])]
+    assert np.allclose([h.change for h in est.history_], expected, rtol=1e-12)
+    assert est.converged_ and est.history_[-1].change < 1e-6  # a tight theta is reachable
+
+
+def test_max_iter_reached_raises_convergence_warning(small_spiral):
+    X, y = small_spiral
+    with pytest.warns(ConvergenceWarning, match=r"LOGO: .*max_iter=2 .*theta_t = .*theta = 1e-06"):
+        est = LOGO(theta=1e-6, max_iter=2).fit(X, y)
+    assert est.n_iter_ == 2 and not est.converged_
+
+
+def test_check_against_gradient_records_agreement(small_spiral):
+    X, y = small_spiral
+    est = LOGO(check_against="gradient").fit(X, y)
+    records = [r for h in est.history_ for r in h.records]
+    assert all(r.solver == "LBFGSB" for r in records)
+    assert max(r.certificate["gradient_objective_gap"] for r in records) <= 1e-6
+    assert max(r.certificate["gradient_weight_diff"] for r in records) <= 1e-3
+
+
+@pytest.mark.filterwarnings("ignore::fsopt.subproblem.CertificateWarning")
+def test_check_against_a_sloppy_reference_fails(small_spiral, tmp_path, monkeypatch):
+    """Planted disagreement: a gradient path stopped at KKT residual 0.1 is not the optimum (its
+    own certificate warning is silenced here so that the cross-check is what fails)."""
+    (tmp_path / "gradient-sloppy.toml").write_text('backend = "GRADIENT"\n[options]\ntol = 0.1\n')
+    monkeypatch.setenv("FSOPT_SOLVERS_PATH", str(tmp_path))
+    X, y = small_spiral
+    with pytest.raises(SolverFailed, match="disagrees with gradient-sloppy: relative objective gap"):
+        LOGO(check_against="gradient-sloppy").fit(X, y)

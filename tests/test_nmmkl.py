@@ -100,7 +100,7 @@ X_OK, Y_OK = random_problem(8, N=20, d=5)
 @pytest.mark.parametrize("kwargs,X,y,err,match", [
     ({"n_features": 0}, X_OK, Y_OK, ValueError, "n_features"),
     ({"n_features": 6}, X_OK, Y_OK, ValueError, "exceeds"),
-    ({"n_features": 2}, X_OK, np.arange(20) % 3, ValueError, "binary"),
+    ({"n_features": 2}, X_OK, np.arange(20) % 3, ValueError, "Only binary classification is supported"),
     ({"n_features": 2}, X_OK, np.ones(20), ValueError, "class"),
     ({"n_features": 2}, np.where(np.eye(20, 5) > 0, np.nan, X_OK), Y_OK, ValueError, "NaN"),
     ({"n_features": 2}, np.where(np.eye(20, 5) > 0, np.inf, X_OK), Y_OK, ValueError, "infinity"),
@@ -111,6 +111,9 @@ X_OK, Y_OK = random_problem(8, N=20, d=5)
     ({"n_features": 2, "lp_solver": "nope"}, X_OK, Y_OK, ValueError, "unknown solver"),
     ({"n_features": 2.5}, X_OK, Y_OK, ValueError, "n_features"),
     ({"n_features": 2}, [["a"] * 5] * 20, Y_OK, TypeError, "numeric"),
+    ({"n_features": 2}, X_OK + 1j, Y_OK, ValueError, "Complex data not supported"),
+    ({"n_features": 2}, X_OK, None, ValueError, "requires y to be passed"),
+    ({"n_features": 2}, X_OK, Y_OK + 0.1 * np.arange(20), ValueError, "Unknown label type: continuous"),
 ])
 def test_bad_input_is_rejected_before_solving(kwargs, X, y, err, match):
     est = NMMKL(**kwargs)

@@ -21,6 +21,7 @@ def run(args, problem, X, y) -> int:
 
     from ..datasets import standardize
     from .estimator import LFS
+    from ..cli import save_figure
     from .plots import plot_lfs
 
     params = dict(problem.params)
@@ -59,6 +60,6 @@ def run(args, problem, X, y) -> int:
     if test_size:
         print(f"test error: {100 * (1 - est.score(Xt, yt)):.2f}% on {len(yt)} held-out samples")
     if args.plot:
-        plot_lfs(est, args.plot)
+        save_figure(plot_lfs(est), args.plot)
         print(f"figure written to {args.plot}")
     return 0

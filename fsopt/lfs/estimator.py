@@ -5,15 +5,18 @@ from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils import ClassifierTags
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from ..driver import FixedPointDriver
 from ..solvers import resolve_solver
-from ..validation import check_data
+from ..validation import densify, validate_fit, validate_predict
 from .lp import EpsilonConstraint, EpsilonMax
 from .method import LFSConfig, LFSFixedPoint
 from .regions import class_similarity, predict_labels
+
+DENSE_LIMIT_BYTES = 2**30  # largest dense copy of a sparse X (8·N·M bytes) LFS makes: 1 GiB
 
 
 class LFS(ClassifierMixin, BaseEstimator):
@@ -46,6 +49,10 @@ class LFS(ClassifierMixin, BaseEstimator):
     random_state : seed of the rounding (None, an int or a RandomState).
     progress : show progress bars.
 
+    LFS is a two-class method: y must have exactly two classes.  X may be dense or scipy.sparse;
+    sparse X is densified (8·N·M bytes), refused with a clear error above ``DENSE_LIMIT_BYTES``
+    (1 GiB).
+
     Attributes
     ----------
     fstar_ : (N, M) bool, the selected set of each training sample (representative point).
@@ -55,6 +62,7 @@ class LFS(ClassifierMixin, BaseEstimator):
     history_ : driver iterations (τ) with every LP's solve record and certificate.
     lp_check_ : {"max_objective_gap": …, "n_lps": …, "max_residual": …}.
     n_rounding_fallbacks_ : points of the last pass where no rounding of any β was feasible.
+    n_features_in_, feature_names_in_ : as in scikit-learn (names when X is a DataFrame).
     """
 
     _parameter_constraints = {
@@ -96,10 +104,12 @@ class LFS(ClassifierMixin, BaseEstimator):
 
     def fit(self, X, y):
         self._validate_params()
-        X, y = check_data(X, y, min_classes=2, min_per_class=2)
+        X, y = validate_fit(self, X, y, accept_sparse=("csr", "csc"), min_per_class=2)
+        X = densify(X, DENSE_LIMIT_BYTES, "LFS")
         M = X.shape[1]
         if self.alpha > M:
-            raise ValueError(f"alpha={self.alpha} exceeds the number of features ({M}); need 1 <= alpha <= M")
+            raise ValueError(f"alpha={self.alpha} exceeds the number of features: X has {M} "
+                             f"feature(s); need 1 <= alpha <= M")
         eps_solver = self.eps_solver or self.solver
         resolve_solver(self.solver, EpsilonConstraint(M, self.alpha))
         resolve_solver(eps_solver, EpsilonMax(M, self.alpha))
@@ -129,7 +139,6 @@ class LFS(ClassifierMixin, BaseEstimator):
                           "max_objective_gap": float(np.nanmax([r.check_gap for r in points]))
                           if self.check_solver else None}
         self.X_fit_, self.y_enc_ = X, y_enc
-        self.n_features_in_ = M
         return self
 
     @property
@@ -141,9 +150,7 @@ class LFS(ClassifierMixin, BaseEstimator):
     def similarity(self, X):
         """(S, votes): class similarities (11) and the fallback votes, n_samples × n_classes."""
         check_is_fitted(self, "fstar_")
-        X, _ = check_data(X)
-        if X.shape[1] != self.n_features_in_:
-            raise ValueError(f"X has {X.shape[1]} features, but LFS was fitted with {self.n_features_in_}")
+        X = densify(validate_predict(self, X, accept_sparse=("csr", "csc")), DENSE_LIMIT_BYTES, "LFS")
         return class_similarity(X, self.X_fit_, self.y_enc_, self.selected_sets_, self.radius_,
                                 np.bincount(self.y_enc_))
 
@@ -154,6 +161,8 @@ class LFS(ClassifierMixin, BaseEstimator):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.target_tags.required = True
+        tags.classifier_tags = ClassifierTags(multi_class=False)  # the method is two-class (§3)
+        tags.input_tags.sparse = True  # densified up to DENSE_LIMIT_BYTES
         return tags
 
 

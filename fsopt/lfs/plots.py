@@ -5,11 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 
-def plot_lfs(estimator, path=None):
+def plot_lfs(estimator):
     """Two panels from a fitted :class:`fsopt.lfs.LFS`; returns the Figure."""
-    import matplotlib
-
-    matplotlib.use("Agg", force=False)
     import matplotlib.pyplot as plt
 
     fig, (ax_f, ax_d) = plt.subplots(1, 2, figsize=(11, 3.8))
@@ -22,6 +19,4 @@ def plot_lfs(estimator, path=None):
     ax_d.set(xlabel=r"$\|f_\beta - f^*\|_1 / M$", ylabel="fraction of points",
              title="relaxed vs binary (Fig. 10)")
     fig.tight_layout()
-    if path is not None:
-        fig.savefig(path, dpi=120)
     return fig

@@ -15,6 +15,7 @@ def add_arguments(parser):
 def run(args, problem, X, y) -> int:
     from ..datasets import standardize
     from .estimator import LOGO
+    from ..cli import save_figure
     from .plots import plot_logo
 
     params = dict(problem.params)
@@ -45,10 +46,14 @@ def run(args, problem, X, y) -> int:
     comp_t = sum(h.compile_time for h in hist)
     solve_t = sum(h.solve_time for h in hist)
     worst = max(r.residual for h in hist for r in h.records)
+    check_t = sum(h.check_time for h in hist)
     print(f"time: total {total:.2f} s = statistics {stats_t:.2f} s + compile {comp_t:.2f} s "
-          f"+ solve {solve_t:.2f} s (+ overhead); worst KKT residual {worst:.2e}")
+          f"+ solve {solve_t:.2f} s + final check {check_t:.2f} s (+ overhead); worst KKT residual "
+          f"{worst:.2e}")
+    print(f"elimination: {sum(h.n_dropped for h in hist)} feature(s) dropped, "
+          f"{sum(h.n_reentered for h in hist)} re-entered; {hist[-1].n_active} active at the end")
     if args.plot:
         relevant = [0, 1] if problem.name == "spiral" else None
-        plot_logo(est, args.plot, relevant=relevant)
+        save_figure(plot_logo(est, relevant=relevant), args.plot)
         print(f"figure written to {args.plot}")
     return 0

@@ -12,7 +12,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..driver import FixedPointDriver
 from ..solvers import resolve_solver
-from ..validation import check_data
+from ..validation import validate_fit
 from .garrote import GarroteLogistic
 from .method import LogoFixedPoint
 
@@ -25,13 +25,23 @@ class LOGO(SelectorMixin, BaseEstimator):
     sigma : kernel width of k(d) = exp(−d/σ) (paper: 2; ``inf`` gives uniform probabilities).
     lam : ℓ1 weight λ of form (7).  Ignored when ``beta`` is given.
     beta : if set, solve form (8) with ‖w‖₁ ≤ β instead (conic solvers only).
-    solver : "gradient" (eqs 9–10, the reference), a cvxpy backend (CLARABEL, ECOS, SCS, MOSEK)
-        or a profile from ``solvers/``.
+    solver : "LBFGSB" (default: native L-BFGS-B over a KKT-checked working set, certified like
+        every solve), "gradient" (eqs 9–10, the reference), a cvxpy backend (CLARABEL, ECOS, SCS,
+        MOSEK; needed for ``beta``) or a profile from ``solvers/``.
     fallback : solvers tried in turn when ``solver`` fails; each attempt is kept in the history.
-    theta : stop when ‖w⁽ᵗ⁾ − w⁽ᵗ⁻¹⁾‖₂ < θ on the raw weights (paper: 0.01).
+    check_against : a second solver (e.g. "gradient") every subproblem is also solved with; the
+        relative objective gap and weight difference are stored in each record's certificate
+        (keys ``<solver>_objective_gap``, ``<solver>_weight_diff``) and a disagreement beyond
+        1e-6 (objective) or 1e-3 (weights, relative to max(1, max w)) raises ``SolverFailed``.
+    theta : stop when θ_t = ‖w⁽ᵗ⁾ − w⁽ᵗ⁻¹⁾‖₂ / max(‖w⁽ᵗ⁾‖₂, 1e-300) < θ (paper: 0.01 on raw
+        weights; relative here, so weights of any scale stop alike).  Reaching ``max_iter`` first
+        raises ``sklearn.exceptions.ConvergenceWarning``.
     max_iter : at most this many outer iterations.
-    prune_below : weights below this for ``prune_patience`` consecutive outer iterations are fixed
-        at 0 for the rest of the run (paper: 1e-8).
+    prune_below : elimination (paper: 1e-8).  A weight below this for ``prune_patience``
+        consecutive outer iterations leaves the statistics only while the KKT condition of the
+        garrote subproblem at w_j = 0 can be shown (a bound on how far ∂_j can move, then an
+        exact check); before the run converges every eliminated feature is checked exactly at
+        the final weights and those that would enter come back.  ``None`` disables it.
     threshold : get_support keeps features whose weight / max weight exceeds this (paper: 0.01).
     w0 : initial weights (default all ones), nonnegative, not all zero.
     solver_options : common options ``tol``, ``max_iter``, ``verbose`` plus backend-specific ones.
@@ -41,8 +51,11 @@ class LOGO(SelectorMixin, BaseEstimator):
     Attributes
     ----------
     weights_ : (n_features,) learned weights, 0 for pruned features.
-    history_ : list of :class:`fsopt.driver.Iteration` (θ_t, objective, solve records).
-    n_iter_, converged_ : outer iterations done, and whether θ_t < theta was reached.
+    history_ : list of :class:`fsopt.driver.Iteration` (θ_t, objective, solve records, and the
+        features eliminated / re-entered after each iteration: ``n_dropped``, ``n_reentered``).
+    n_iter_, converged_ : outer iterations done, and whether θ_t < theta was reached with the
+        final check over all features passed (no eliminated feature would enter).
+    n_features_in_, feature_names_in_ : as in scikit-learn (names when X is a DataFrame).
     """
 
     _parameter_constraints = {
@@ -51,6 +64,7 @@ class LOGO(SelectorMixin, BaseEstimator):
         "beta": [Interval(Real, 0, None, closed="neither"), None],
         "solver": [str],
         "fallback": [tuple, list],
+        "check_against": [str, None],
         "theta": [Interval(Real, 0, None, closed="left")],
         "max_iter": [Interval(Integral, 1, None, closed="left")],
         "prune_below": [Interval(Real, 0, None, closed="left"), None],
@@ -62,14 +76,15 @@ class LOGO(SelectorMixin, BaseEstimator):
         "progress": ["boolean"],
     }
 
-    def __init__(self, sigma=2.0, lam=1.0, beta=None, solver="gradient", fallback=(), theta=0.01,
-                 max_iter=50, prune_below=1e-8, prune_patience=2, threshold=0.01, w0=None,
-                 solver_options=None, callback=None, progress=False):
+    def __init__(self, sigma=2.0, lam=1.0, beta=None, solver="LBFGSB", fallback=(),
+                 check_against=None, theta=0.01, max_iter=50, prune_below=1e-8, prune_patience=2,
+                 threshold=0.01, w0=None, solver_options=None, callback=None, progress=False):
         self.sigma = sigma
         self.lam = lam
         self.beta = beta
         self.solver = solver
         self.fallback = fallback
+        self.check_against = check_against
         self.theta = theta
         self.max_iter = max_iter
         self.prune_below = prune_below
@@ -82,13 +97,14 @@ class LOGO(SelectorMixin, BaseEstimator):
 
     def fit(self, X, y):
         self._validate_params()
-        X, y = check_data(X, y, min_classes=2, min_per_class=2)
+        X, y = validate_fit(self, X, y, accept_sparse=("csr", "csc"), min_per_class=2)
         subproblem = GarroteLogistic(lam=self.lam, beta=self.beta)
-        for name in (self.solver, *self.fallback):
+        checked = () if self.check_against is None else (self.check_against,)
+        for name in (self.solver, *self.fallback, *checked):
             resolve_solver(name, subproblem)
         w0 = self._check_w0(X.shape[1])
         method = LogoFixedPoint(X, y, self.sigma, subproblem, self.solver, self.fallback,
-                                self.solver_options, w0)
+                                self.solver_options, w0, check_against=self.check_against)
         driver = FixedPointDriver(theta=self.theta, max_iter=self.max_iter,
                                   prune_below=self.prune_below,
                                   prune_patience=self.prune_patience, callback=self.callback,
@@ -101,7 +117,6 @@ class LOGO(SelectorMixin, BaseEstimator):
         self.history_ = result.history
         self.n_iter_ = result.n_iter
         self.converged_ = result.converged
-        self.n_features_in_ = X.shape[1]
         return self
 
     def _check_w0(self, n_features):
@@ -127,4 +142,5 @@ class LOGO(SelectorMixin, BaseEstimator):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.target_tags.required = True
+        tags.input_tags.sparse = True  # CSR/CSC passed to the statistics as given
         return tags

@@ -1,33 +1,168 @@
-"""LOGO as a fixed-point method for the generic driver (Alg. 1 of Sun et al. 2010)."""
+"""LOGO as a fixed-point method for the generic driver (Alg. 1 of Sun et al. 2010), with safe
+elimination of features.
+
+A feature j left out of the statistics is fixed at w_j = 0.  That is the subproblem's optimum
+(the full-J garrote (7) at the current z̄) exactly when its KKT condition holds at w_j = 0:
+    ∂_j = λ − Σ_n s_n z̄_nj ≥ −tol,      s_n = σ(−wᵀz̄_n)      (form (8): ∂_j + ν ≥ −tol)
+Between the solve where ∂_j was last computed exactly (s⁰, z̄⁰, A⁰ with A = P_miss − P_hit,
+eqs 3–5) and now,
+    ∂_j − ∂⁰_j = −Σ_n (s_n − s⁰_n) z̄⁰_nj − Σ_n s_n (z̄_nj − z̄⁰_nj),
+and z̄_nj − z̄⁰_nj = Σ_i (A_ni − A⁰_ni)|x_nj − x_ij| where each of P_miss, P_hit sums to 1 per row
+and |x_nj − x_ij| ∈ [0, r_j] (r_j the range of column j), so
+    ∂_j ≥ ∂⁰_j − ‖s − s⁰‖₂ ‖z̄⁰_j‖₂ − ½ r_j Σ_n s_n ‖A_n − A⁰_n‖₁.
+An eliminated feature stays out while this bound is ≥ −tol; where it is not, ∂_j is computed
+exactly (its z̄ column only) and the feature re-enters the same solve if it violates.  The check
+over all features computes every eliminated column.
+"""
 from __future__ import annotations
 
 import numpy as np
+from scipy.special import expit
 
 from ..driver import FixedPointMethod, Step
-from ..margins import expected_margins
+from ..exceptions import SolverFailed
+from ..margins import margin_coefficients, signed_abs_sum
+
+_CHUNK_ELEMENTS = 2**24  # N × columns per block of the exact check (128 MiB of float64)
 
 
 class LogoFixedPoint(FixedPointMethod):
-    """statistics(w) = z̄ over the active features; update = solve the garrote subproblem."""
+    """statistics(w) = z̄ over the active features; update = solve the garrote subproblem.
 
-    def __init__(self, X, y, sigma, subproblem, solver, fallback=(), solve_options=None, w0=None):
+    ``check_against``: a second solver every subproblem is also solved with; its relative
+    objective gap and weight difference go into the record's certificate, and a gap beyond
+    ``check_tol`` (objective, weights relative to max(1, max w)) raises :class:`SolverFailed`.
+    """
+
+    def __init__(self, X, y, sigma, subproblem, solver, fallback=(), solve_options=None, w0=None,
+                 check_against=None, check_tol=(1e-6, 1e-3)):
         self.X, self.y, self.sigma = X, y, sigma
         self.subproblem = subproblem
         self.solver, self.fallback = solver, tuple(fallback)
         self.solve_options = dict(solve_options or {})
         self.w0 = w0
+        self.check_against, self.check_tol = check_against, check_tol
+        J = X.shape[1]
+        self._A = self._s = None  # the last subproblem's coefficients A and sigmoids s
+        self._row_drift = np.zeros(X.shape[0])  # Σ_t ‖A_n⁽ᵗ⁾ − A_n⁽ᵗ⁻¹⁾‖₁ since the start
+        self._epochs = []  # per solve: (s, row drift then)
+        self._grad = np.zeros(J)  # ∂_j at its last exact evaluation, ...
+        self._znorm = np.zeros(J)  # ... ‖z̄_j‖₂ then, ...
+        self._epoch = np.zeros(J, dtype=int)  # ... and the solve it belongs to
+        self._range = None
+        self._nu = 0.0  # form (8): the multiplier of the budget at the last solve
 
     def initial_iterate(self):
         return np.ones(self.X.shape[1]) if self.w0 is None else np.asarray(self.w0, dtype=float)
 
     def statistics(self, iterate, active):
-        X = self.X if active.all() else self.X[:, active]  # no copy while nothing is pruned
-        return expected_margins(X, self.y, iterate[active], self.sigma)
+        A = margin_coefficients(self.X, self.y, iterate, self.sigma)  # w = 0 off the active set
+        X = self.X if active.all() else self.X[:, active]  # no copy while nothing is eliminated
+        return A, signed_abs_sum(A, X)
 
     def update(self, stats, iterate, active):
-        self.subproblem.set_margins(stats)
-        self.subproblem.warm_start = iterate[active]
-        record = self.subproblem.solve(self.solver, fallback=self.fallback, **self.solve_options)
+        """Solve the garrote subproblem; if an eliminated feature's KKT condition cannot be shown
+        at the solution, compute its z̄ column (kept for the rest of this update) and, if it
+        violates, solve again with it (warm-started) until none does: the result is the full-J
+        subproblem's solution."""
+        A, Z = stats
+        cols = np.flatnonzero(active)
+        unchecked = np.flatnonzero(~active)  # eliminated, no exact column yet in this update
+        pool, Z_pool = unchecked[:0], np.empty((Z.shape[0], 0))  # eliminated, exact column known
+        warm, records = iterate[cols], []
+        while True:
+            self.subproblem.set_margins(Z)
+            self.subproblem.warm_start = warm
+            record = self.subproblem.solve(self.solver, fallback=self.fallback, **self.solve_options)
+            records.append(record)
+            w = record.solution["w"]
+            self._new_epoch(A, expit(-(self.subproblem.Z @ w)))
+            self._set_reference(cols, self._reduced_gradient(self.subproblem.gradient(w), w), Z)
+            tol = self._tolerance(w)
+            self._set_reference(pool, self._gradient_of(Z_pool), Z_pool)
+            unsure = self._unsure(unchecked, tol)
+            if unsure.size:
+                unchecked = np.setdiff1d(unchecked, unsure, assume_unique=True)
+                Z_unsure = signed_abs_sum(A, self.X[:, unsure])
+                self._set_reference(unsure, self._gradient_of(Z_unsure), Z_unsure)
+                pool, Z_pool = np.concatenate([pool, unsure]), np.hstack([Z_pool, Z_unsure])
+            enter = self._grad[pool] < -tol
+            if not enter.any():
+                break
+            cols, Z = np.concatenate([cols, pool[enter]]), np.hstack([Z, Z_pool[:, enter]])
+            pool, Z_pool = pool[~enter], Z_pool[:, ~enter]
+            warm = np.concatenate([w, np.zeros(int(enter.sum()))])
+        if self.check_against is not None:
+            self._cross_check(record)
         new = np.zeros_like(iterate)
-        new[active] = record.solution["w"]
-        return Step(new, [record], record.objective)
+        new[cols] = w
+        return Step(new, records, record.objective, reentered=cols[~active[cols]])
+
+    def _new_epoch(self, A, s):
+        """A solve happened: its (A, s) become the current ones."""
+        if self._A is not None and A is not self._A:
+            self._row_drift = self._row_drift + np.abs(A - self._A).sum(axis=1)
+        self._A, self._s = A, s
+        self._epochs.append((s, self._row_drift))
+
+    def _set_reference(self, cols, g, Z):
+        self._grad[cols] = g
+        self._znorm[cols] = np.linalg.norm(Z, axis=0)
+        self._epoch[cols] = len(self._epochs) - 1
+
+    def _lower_bound(self, out):
+        """The bound of the module docstring on ∂_j for the features ``out``."""
+        ds = np.array([np.linalg.norm(self._s - s0) for s0, _ in self._epochs])
+        dA = np.array([0.5 * self._s @ (self._row_drift - c0) for _, c0 in self._epochs])
+        e = self._epoch[out]
+        return self._grad[out] - ds[e] * self._znorm[out] - dA[e] * self._range[out]
+
+    def _reduced_gradient(self, g, w):
+        """∂_j + ν, ν the multiplier of ‖w‖₁ ≤ β in form (8) (0 for form (7))."""
+        if getattr(self.subproblem, "beta", None) is None or not np.any(w > 0):
+            return g
+        self._nu = max(0.0, -float(np.mean(g[w > 0])))
+        return g + self._nu
+
+    def _cross_check(self, record):
+        """Solve the same subproblem with ``check_against``; record and enforce the agreement."""
+        ref = self.subproblem.solve(self.check_against, **self.solve_options)
+        w, w_ref = record.solution["w"], ref.solution["w"]
+        gap = abs(record.objective - ref.objective) / max(abs(ref.objective), 1.0)
+        diff = float(np.max(np.abs(w - w_ref), initial=0.0)) / max(1.0, float(w_ref.max(initial=0.0)))
+        record.certificate.update({f"{self.check_against}_objective_gap": gap,
+                                   f"{self.check_against}_weight_diff": diff})
+        if gap > self.check_tol[0] or diff > self.check_tol[1]:
+            raise SolverFailed(self.subproblem.describe(), record.solver, record.status,
+                               detail=f"disagrees with {self.check_against}: relative objective gap "
+                                      f"{gap:.3g} (tolerance {self.check_tol[0]:g}), weight "
+                                      f"difference {diff:.3g} (tolerance {self.check_tol[1]:g})")
+
+    def kkt_violations(self, iterate, active):
+        """Every eliminated feature checked exactly against the last subproblem (column blocks of
+        z̄): those with ∂_j < −tol at w_j = 0 (tol = the certificate's, 1e-4·max(1, max w)).
+        Features whose ∂_j the last update already computed exactly at this solve are not
+        computed twice."""
+        out, tol = np.flatnonzero(~active), self._tolerance(iterate)
+        stale = out[self._epoch[out] != len(self._epochs) - 1]
+        block = max(1, _CHUNK_ELEMENTS // self.X.shape[0])
+        for start in range(0, stale.size, block):
+            cols = stale[start:start + block]
+            Z = signed_abs_sum(self._A, self.X[:, cols])
+            self._set_reference(cols, self._gradient_of(Z), Z)
+        return out[self._grad[out] < -tol]
+
+    def _tolerance(self, w):
+        return self.subproblem.certificate_tol * max(1.0, float(w.max(initial=0.0)))
+
+    def _gradient_of(self, Z):
+        """∂_j (+ ν) at w_j = 0 for the z̄ columns Z, at the last solve."""
+        return self.subproblem.penalty_weight() - Z.T @ self._s + self._nu
+
+    def _unsure(self, out, tol):
+        """The features of ``out`` whose KKT condition the bound cannot show (form (8): all)."""
+        if out.size == 0 or getattr(self.subproblem, "beta", None) is not None:  # (8): ν moves
+            return out
+        if self._range is None:
+            self._range = np.ptp(self.X, axis=0)
+        return out[self._lower_bound(out) < -tol]

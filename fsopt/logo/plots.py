@@ -4,11 +4,8 @@ from __future__ import annotations
 import numpy as np
 
 
-def plot_logo(estimator, path=None, relevant=None):
+def plot_logo(estimator, relevant=None):
     """Two panels: normalized feature weights, and θ_t on a log scale.  Returns the Figure."""
-    import matplotlib
-
-    matplotlib.use("Agg", force=False)
     import matplotlib.pyplot as plt
 
     fig, (ax_w, ax_t) = plt.subplots(1, 2, figsize=(11, 3.8))
@@ -24,9 +21,7 @@ def plot_logo(estimator, path=None, relevant=None):
     changes = [h.change for h in estimator.history_]
     ax_t.semilogy(np.arange(1, len(changes) + 1), changes, "o-")
     ax_t.axhline(estimator.theta, color="C3", ls=":", lw=1)
-    ax_t.set(xlabel="outer iteration t", ylabel=r"$\theta_t=\|w^{(t)}-w^{(t-1)}\|_2$",
+    ax_t.set(xlabel="outer iteration t", ylabel=r"$\theta_t=\|w^{(t)}-w^{(t-1)}\|_2\,/\,\|w^{(t)}\|_2$",
              title="convergence")
     fig.tight_layout()
-    if path is not None:
-        fig.savefig(path, dpi=120)
     return fig

@@ -27,18 +27,19 @@ def run(args, problem, X, y) -> int:
             params[key] = getattr(args, arg)
     if args.solver:
         params["solver"] = args.solver
-    if problem.data.get("standardize", True):
-        X = standardize(X)
-    keep = np.arange(X.shape[1])
     prefilter = problem.extra.get("protocol", {}).get("prefilter")
+    est = NMMKL(**params)
+    if args.cv:  # on the raw data: z-scoring and prefilter are fitted inside each CV fold
+        grid = problem.extra.get("cv", {})
+        est, best = tune(est, X, y, grid, random_state=args.seed or 0, prefilter=prefilter,
+                         scale=problem.data.get("standardize", True))
+        print(f"5-fold CV chose {best} (z-scoring and prefilter fitted inside each fold)")
+    if problem.data.get("standardize", True):
+        X = standardize(X)  # the final fit uses every row: no held-out data to leak into
+    keep = np.arange(X.shape[1])
     if prefilter and prefilter < X.shape[1]:
         keep = np.flatnonzero(top_m(fisher_score(X, y), prefilter))
         print(f"Fisher prefilter: {X.shape[1]} -> {keep.size} features")
-    est = NMMKL(**params)
-    if args.cv:
-        grid = problem.extra.get("cv", {})
-        est, best = tune(est, X[:, keep], y, grid, random_state=args.seed or 0)
-        print(f"5-fold CV chose {best}")
     t0 = time.perf_counter()
     est.fit(X[:, keep], y)
     total = time.perf_counter() - t0
@@ -60,8 +61,9 @@ def run(args, problem, X, y) -> int:
               f"solve {r.solve_time:.3f} s  certificate {r.residual:.2e} ({'ok' if r.certified else 'NOT certified'})")
     print(f"total fit time {total:.2f} s")
     if args.plot:
+        from ..cli import save_figure
         from .plots import plot_nmmkl
 
-        plot_nmmkl(est, args.plot, names=[names[k] for k in keep] if names else None)
+        save_figure(plot_nmmkl(est, names=[names[k] for k in keep] if names else None), args.plot)
         print(f"figure written to {args.plot}")
     return 0

@@ -6,12 +6,13 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.feature_selection import SelectorMixin
+from sklearn.utils import ClassifierTags
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted
 
 from ..driver import FixedPointDriver
 from ..solvers import resolve_solver
-from ..validation import check_data
+from ..validation import validate_fit
 from .method import NMMKLMethod
 
 
@@ -31,6 +32,9 @@ class NMMKL(SelectorMixin, BaseEstimator):
     alpha_tol : α_j > alpha_tol·C counts as α_j > 0 (and α_j < (1 − alpha_tol)·C as α_j < C) in (15).
     violation_weight : weight (times max(1, C)) of the violation of (16) in the least-violation LP.
 
+    X may be dense or scipy.sparse (CSR/CSC: the linear kernels are formed from sparse columns,
+    never densifying N×d); y must have exactly two classes.
+
     Attributes
     ----------
     support_ : (d,) bool, the selected features (A plus the best of B).
@@ -42,6 +46,7 @@ class NMMKL(SelectorMixin, BaseEstimator):
     diagnostics_ : Corollary 2 / KKT residuals and the LP-vs-cone agreement of p.
     history_ : list of :class:`fsopt.driver.Iteration`; its ``records`` are the two SolveRecords.
     classes_ : the two labels; classes_[1] is coded +1.
+    n_features_in_, feature_names_in_ : as in scikit-learn (names when X is a DataFrame).
     """
 
     _parameter_constraints = {
@@ -75,10 +80,11 @@ class NMMKL(SelectorMixin, BaseEstimator):
 
     def fit(self, X, y):
         self._validate_params()
-        X, y = check_data(X, y, binary=True)
+        X, y = validate_fit(self, X, y, accept_sparse=("csr", "csc"))
         d = X.shape[1]
         if self.n_features > d:
-            raise ValueError(f"n_features={self.n_features} exceeds the number of features ({d})")
+            raise ValueError(f"n_features={self.n_features} exceeds the number of features: "
+                             f"X has {d} feature(s)")
         self.classes_ = np.unique(y)
         y_pm = np.where(y == self.classes_[1], 1.0, -1.0)
         method = NMMKLMethod(X, y_pm, self.n_features, self.C, self.tau, self.solver, self.lp_solver,
@@ -97,7 +103,6 @@ class NMMKL(SelectorMixin, BaseEstimator):
         self.bound_ = st["bound"]
         self.diagnostics_ = st["diagnostics"]
         self.history_ = result.history
-        self.n_features_in_ = d
         return self
 
     @property
@@ -113,4 +118,6 @@ class NMMKL(SelectorMixin, BaseEstimator):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.target_tags.required = True
+        tags.classifier_tags = ClassifierTags(multi_class=False)  # a two-class method
+        tags.input_tags.sparse = True
         return tags

@@ -26,7 +26,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..solvers import NativeBackend, register_backend
-from .qcqp import MKLDual
+from .qcqp import MKLDual, columns, scale_rows
 
 
 class WorkingSetMKL(NativeBackend):
@@ -79,7 +79,7 @@ class WorkingSetMKL(NativeBackend):
 def _solve_restricted(subproblem, W, inner, tol):
     """α and the cone multipliers p of (8) restricted to the features W."""
     Z, y = subproblem.Z, subproblem.y
-    restricted = MKLDual(Z[:, W] * y[:, None], y, subproblem.m, subproblem.C, subproblem.tau)
+    restricted = MKLDual(scale_rows(y, Z[:, W]), y, subproblem.m, subproblem.C, subproblem.tau)
     rec = restricted.solve(inner, tol=tol, accept_inaccurate=True)
     return rec.solution["alpha"], rec.solution["p_cone"]
 
@@ -107,7 +107,7 @@ def best_p(subproblem, alpha, W, p_start):
 
     from .qcqp import project_capped_simplex
 
-    Z, y, C, m = subproblem.Z[:, W], subproblem.y, subproblem.C, subproblem.m
+    Z, y, C, m = columns(subproblem.Z, W), subproblem.y, subproblem.C, subproblem.m
     s = Z.T @ alpha
     N, k = Z.shape
     # θy_j − δ_j − Σ_i p_i s_i Z_ji ≤ τα_j − 1   (δ_j ≥ θy_j − r_j)

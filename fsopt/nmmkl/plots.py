@@ -4,12 +4,9 @@ from __future__ import annotations
 import numpy as np
 
 
-def plot_nmmkl(estimator, path=None, top=40, names=None):
+def plot_nmmkl(estimator, top=40, names=None):
     """Left: the largest τ_i coloured by partition, selected features ringed. Right: the LP's p
     against the cone multipliers of (8).  Returns the Figure."""
-    import matplotlib
-
-    matplotlib.use("Agg", force=False)
     import matplotlib.pyplot as plt
 
     order = np.argsort(-estimator.scores_)[:top]
@@ -32,6 +29,4 @@ def plot_nmmkl(estimator, path=None, top=40, names=None):
     ax_p.set(xlabel="p from the cone multipliers of (8)", ylabel="p from the LP recovery (15)",
              title="relaxed primal p, two ways")
     fig.tight_layout()
-    if path is not None:
-        fig.savefig(path, dpi=120)
     return fig

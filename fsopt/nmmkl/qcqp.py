@@ -14,10 +14,14 @@ multipliers projected onto {0 ≤ p ≤ 1, eᵀp = m}, M = K(p)∘yyᵀ + τI, r
 v = Mα = e + ν − δ + θy (ν = (r − θy)⁺, δ = (θy − r)⁺, θ minimising eᵀδ) is feasible for (7) with
 value αᵀMα + 2C eᵀδ, and (14) gives the dual value of α: 2αᵀe − ταᵀα − (sum of the m largest τ_i).
 Both use only s = Zᵀα (Z = diag(y)X), O(Nd).
+
+Sparse X (CSR/CSC) gives a sparse CSC Z: every use of Z is a product Zᵀα or Zv (NumPy, SciPy and
+cvxpy alike), so the N×d data are never densified.
 """
 from __future__ import annotations
 
 import numpy as np
+import scipy.sparse as sp
 
 from ..solvers import SOC
 from ..subproblem import Subproblem
@@ -35,7 +39,7 @@ class MKLDual(Subproblem):
 
     def __init__(self, X, y, m, C=1.0, tau=1.0):
         super().__init__()
-        self.Z = np.asarray(y, dtype=float)[:, None] * np.asarray(X, dtype=float)  # z_i = y∘x_i
+        self.Z = scale_rows(y, X)  # z_i = y∘x_i
         self.y = np.asarray(y, dtype=float)
         self.m, self.C, self.tau = int(m), float(C), float(tau)
 
@@ -110,6 +114,20 @@ class MKLDual(Subproblem):
         return {"residual": max(abs(gap), infeas, cone_viol, p_infeas) / scale,
                 "duality_gap": gap, "alpha_infeasibility": infeas, "cone_violation": cone_viol,
                 "p_cone_infeasibility": p_infeas}
+
+
+def scale_rows(y, X):
+    """diag(y)X as float: a dense array, or a CSC matrix (columns z_i) when X is sparse."""
+    y = np.asarray(y, dtype=float)
+    if sp.issparse(X):
+        return sp.csc_matrix(sp.diags(y) @ X, dtype=float)
+    return y[:, None] * np.asarray(X, dtype=float)
+
+
+def columns(Z, index):
+    """The columns ``index`` of Z as a dense N×|index| array (a working set, never all d)."""
+    sub = Z[:, index]
+    return sub.toarray() if sp.issparse(sub) else sub
 
 
 def project_capped_simplex(v, m):

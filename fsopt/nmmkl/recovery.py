@@ -52,7 +52,7 @@ class PrimalRecoveryLP(Subproblem):
         self.const = tau * float(alpha @ alpha)
         self.c = np.concatenate([self.tau_i, np.zeros(N), np.full(N, 2 * C), [0.0], np.full(2 * N, w)])
         I = sp.identity(N, format="csr")
-        top = sp.hstack([sp.csr_matrix(Z * s[None, :]), -I, I, sp.csr_matrix(-y[:, None]), -I, I])
+        top = sp.hstack([sp.csr_matrix(Z) @ sp.diags(s), -I, I, sp.csr_matrix(-y[:, None]), -I, I])
         self.A = sp.vstack([top, sp.hstack([np.ones((1, d)), sp.csr_matrix((1, 4 * N + 1))])]).tocsr()
         self.b = np.concatenate([1.0 - tau * alpha, [float(m)]])
         lo, hi = np.zeros(n_var), np.full(n_var, np.inf)

@@ -11,6 +11,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .qcqp import columns
+
 
 @dataclass
 class Partition:
@@ -53,10 +55,11 @@ def theorem6_bound(Z, p, block, tau):
     Returns inf when σ_max ≥ 1 or τ = 0 (M may be singular): no guarantee then.
     """
     p = np.clip(np.asarray(p, dtype=float), 0.0, None)
-    ZB = Z[:, block] * np.sqrt(p[block])[None, :]
+    ZB = columns(Z, block) * np.sqrt(p[block])[None, :]
     if tau <= 0:
         return float("inf")
-    U = Z * np.sqrt(p)[None, :]
+    used = np.flatnonzero(p > 0)  # p_i = 0 adds nothing to M: only A ∪ B (dense N×|A ∪ B|)
+    U = columns(Z, used) * np.sqrt(p[used])[None, :]
     inner = tau * np.eye(U.shape[1]) + U.T @ U
     Minv_ZB = (ZB - U @ np.linalg.solve(inner, U.T @ ZB)) / tau
     S = ZB.T @ Minv_ZB

@@ -1,0 +1,233 @@
+"""The outputs of a solver study: tables, plots and one self-contained ``report.html``.
+
+:func:`write` puts in the study's folder ``results.csv``, ``results.parquet``, ``summary.md``
+(:func:`fsopt.bench_stats.summary`), ``performance_profile.png``, ``error_vs_time.png``,
+``time_vs_size.png`` and ``report.html`` (the plots as base64 PNG, the tables, the environment,
+the full results filterable in plain JavaScript; no file or network access when opened).
+"""
+from __future__ import annotations
+
+import base64
+import datetime
+import html
+import importlib.metadata
+import io
+import os
+import platform
+from pathlib import Path
+
+import numpy as np
+
+from .bench_stats import TAUS, instance_times, performance_profile, sgm_table, summary
+from .status import SKIPPED
+
+PLOTS = {"performance_profile.png": "Performance profiles (Dolan & Moré 2002)",
+         "error_vs_time.png": "Objective error to the reference along each solver's schedule",
+         "time_vs_size.png": "Median time of certified solves against size"}
+
+
+def write(frame, out, time_limit, shift=10.0):
+    """Write every output of the study ``frame`` into the folder ``out``."""
+    out = Path(out)
+    frame.to_csv(out / "results.csv", index=False)
+    frame.to_parquet(out / "results.parquet", index=False)
+    text = summary(frame, time_limit, shift)
+    (out / "summary.md").write_text(text)
+    figures = {"performance_profile.png": plot_profiles(frame), "error_vs_time.png": plot_curves(frame),
+               "time_vs_size.png": plot_sizes(frame)}
+    for name, png in figures.items():
+        (out / name).write_bytes(png)
+    (out / "report.html").write_text(report_html(frame, figures, time_limit, shift))
+
+
+def _figure(n):
+    import matplotlib
+
+    matplotlib.use("Agg", force=False)
+    import matplotlib.pyplot as plt
+
+    ncols = max(1, min(3, n))
+    nrows = max(1, -(-n // ncols))
+    fig, axes = plt.subplots(nrows, ncols, figsize=(5 * ncols, 3.8 * nrows), squeeze=False)
+    for ax in axes.flat[n:]:
+        ax.set_visible(False)
+    return plt, fig, list(axes.flat[:n])
+
+
+def _png(plt, fig) -> bytes:
+    fig.tight_layout()
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=100)
+    plt.close(fig)
+    return buffer.getvalue()
+
+
+def _colours(frame):
+    import matplotlib.pyplot as plt
+
+    return {s: plt.cm.tab20(i % 20) for i, s in enumerate(sorted(frame["solver"].unique()))}
+
+
+def plot_profiles(frame) -> bytes:
+    """ρ_s(τ), τ ∈ [1, 10³] on a log axis, one panel per subproblem kind."""
+    times = instance_times(frame)
+    kinds = sorted(times.index.get_level_values("kind").unique()) if len(times) else []
+    plt, fig, axes = _figure(len(kinds))
+    colour = _colours(frame)
+    for ax, kind in zip(axes, kinds):
+        block = times.xs(kind, level="kind").dropna(axis=1, how="all")
+        rho = performance_profile(block, TAUS)
+        for solver in rho.columns:
+            ax.step(rho.index, rho[solver], where="post", color=colour[solver], label=solver)
+        ax.set(xscale="log", xlim=(1, 1e3), ylim=(-0.02, 1.02), xlabel="τ (time / fastest time)",
+               ylabel="ρ_s(τ): fraction solved within τ", title=f"{kind} ({len(block)} instances)")
+        ax.legend(fontsize=7, loc="lower right")
+    return _png(plt, fig)
+
+
+def plot_curves(frame) -> bytes:
+    """Error to the reference against time along each solver's schedule (repetition 0, largest
+    size of each problem/kind); filled markers are certified solves, hollow ones are not."""
+    ran = frame[(frame["status"] != SKIPPED) & (frame["repetition"] == 0)]
+    groups = [(key, g[g["size"] == g["size"].max()]) for key, g in ran.groupby(["problem", "kind"])]
+    plt, fig, axes = _figure(len(groups))
+    colour = _colours(frame)
+    for ax, ((problem, kind), g) in zip(axes, groups):
+        for solver, gs in g.groupby("solver"):
+            pts = gs[np.isfinite(gs["error_to_reference"]) & np.isfinite(gs["time"])]
+            curve = pts[pts["budget"] != "default"].sort_values(["tol", "max_iter"], ascending=[False, True])
+            err = curve["error_to_reference"].clip(lower=1e-16)
+            ax.plot(curve["time"], err, "-", color=colour[solver], label=solver if len(curve) else None, lw=1)
+            for certified, face in ((True, colour[solver]), (False, "none")):
+                sel = curve["certified"] == certified
+                ax.scatter(curve.loc[sel, "time"], err[sel], s=18, facecolors=face, edgecolors=colour[solver])
+            default = pts[pts["budget"] == "default"]
+            ax.scatter(default["time"], default["error_to_reference"].clip(lower=1e-16), marker="*",
+                       s=70, color=colour[solver], label=None if len(curve) else solver)
+        ax.set(xscale="log", yscale="log", xlabel="time (s)", ylabel="|f − f_ref| / max(1, |f_ref|)",
+               title=f"{problem}: {kind}, size {int(g['size'].max()) if len(g) else '?'}")
+        ax.legend(fontsize=6, loc="upper right")
+    return _png(plt, fig)
+
+
+def plot_sizes(frame) -> bytes:
+    """Median time of certified default solves against size, one panel per problem/kind."""
+    ok = frame[(frame["budget"] == "default") & frame["solved"]]
+    groups = list(ok.groupby(["problem", "kind"]))
+    plt, fig, axes = _figure(len(groups))
+    colour = _colours(frame)
+    for ax, ((problem, kind), g) in zip(axes, groups):
+        for solver, gs in g.groupby("solver"):
+            med = gs.groupby("size")["time"].median()
+            ax.loglog(med.index, med.to_numpy(), "o-", color=colour[solver], label=solver)
+        ax.set(title=f"{problem}: {kind}", xlabel="size", ylabel="time (s)")
+        ax.legend(fontsize=7)
+    return _png(plt, fig)
+
+
+def environment() -> dict:
+    """Versions of fsopt, cvxpy, numpy and each solver's package; CPU; date (UTC)."""
+    from .solvers import backends
+
+    env = {"date (UTC)": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M:%S"),
+           "python": platform.python_version(), "platform": platform.platform(),
+           "cpu": _cpu_name(), "cores": str(os.cpu_count())}
+    packages = {"fsopt": "fsopt", "cvxpy": "cvxpy", "numpy": "numpy", "scipy": "scipy"}
+    for name, backend in sorted(backends().items()):
+        if backend.package:
+            packages[f"{name} ({backend.package})"] = backend.package
+    dists = importlib.metadata.packages_distributions()
+    for label, module in packages.items():
+        env[label] = _version(dists.get(module, [module])[0])
+    return env
+
+
+def _version(dist) -> str:
+    try:
+        return importlib.metadata.version(dist)
+    except importlib.metadata.PackageNotFoundError:
+        return "not installed"
+
+
+def _cpu_name() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+_STYLE = """body{font-family:system-ui,sans-serif;margin:1.5em;max-width:1400px}
+table{border-collapse:collapse;font-size:13px;margin:.5em 0}td,th{border:1px solid #ccc;padding:2px 6px}
+th{background:#eee;position:sticky;top:0}img{max-width:100%;border:1px solid #ddd}
+tr.unsolved td{color:#a00}#filter{width:30em;padding:4px}"""
+
+_SCRIPT = """
+(function () {
+  var input = document.getElementById("filter");
+  var rows = Array.prototype.slice.call(document.querySelectorAll("#results tbody tr"));
+  var count = document.getElementById("shown");
+  function apply() {
+    var terms = input.value.toLowerCase().split(/\\s+/).filter(Boolean);
+    var shown = 0;
+    rows.forEach(function (row) {
+      var text = row.textContent.toLowerCase();
+      var keep = terms.every(function (t) { return text.indexOf(t) >= 0; });
+      row.style.display = keep ? "" : "none";
+      if (keep) { shown += 1; }
+    });
+    count.textContent = shown + " of " + rows.length + " rows";
+  }
+  input.addEventListener("input", apply);
+  apply();
+  document.body.setAttribute("data-ready", "yes");
+  window.addEventListener("load", function () {
+    var images = Array.prototype.slice.call(document.images);
+    var loaded = images.filter(function (im) { return im.complete && im.naturalWidth > 0; });
+    document.body.setAttribute("data-images", loaded.length + "/" + images.length);
+  });
+})();
+"""
+
+_RESULT_COLUMNS = ["problem", "kind", "size", "solver", "repetition", "budget", "tol", "max_iter",
+                   "status", "solved", "time", "objective", "error_to_reference", "certificate",
+                   "iterations", "peak_memory", "reason"]
+
+
+def report_html(frame, figures, time_limit, shift=10.0) -> str:
+    """One self-contained page: plots, SGM tables, environment, the filterable results."""
+    esc = html.escape
+    table = sgm_table(frame, time_limit, shift)
+    parts = [f"<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>fsopt bench report"
+             f"</title><style>{_STYLE}</style></head><body>",
+             "<h1>fsopt bench: solver comparison study</h1>",
+             f"<p>{len(frame)} rows: {int((frame['status'] != SKIPPED).sum())} solves, "
+             f"{int(frame['solved'].sum())} certified, {int((frame['status'] == SKIPPED).sum())} "
+             f"skipped pairs. Time = compile + solve; solved = status optimal or optimal_inaccurate "
+             f"with the NumPy certificate within its tolerance.</p>",
+             f"<h2>Shifted geometric mean of time (shift {shift:g} s, unsolved at the "
+             f"{time_limit:g} s limit)</h2>",
+             table.to_html(index=False, float_format=lambda v: f"{v:.4g}", border=0)]
+    for name, title in PLOTS.items():
+        data = base64.b64encode(figures[name]).decode("ascii")
+        parts.append(f"<h2>{esc(title)}</h2><img alt='{esc(name)}' src='data:image/png;base64,{data}'>")
+    env = "".join(f"<tr><th>{esc(k)}</th><td>{esc(v)}</td></tr>" for k, v in environment().items())
+    parts.append(f"<h2>Environment</h2><table id='environment'>{env}</table>")
+    rows = []
+    for record in frame[_RESULT_COLUMNS].itertuples(index=False):
+        cls = "" if record.solved or record.status == SKIPPED else " class='unsolved'"
+        rows.append(f"<tr{cls}>" + "".join(f"<td>{esc(_fmt(v))}</td>" for v in record) + "</tr>")
+    head = "".join(f"<th>{esc(c)}</th>" for c in _RESULT_COLUMNS)
+    parts += ["<h2>Results</h2><p><input id='filter' placeholder='filter: words that every shown row "
+              "contains, e.g. spiral CLARABEL default'> <span id='shown'></span></p>",
+              f"<table id='results'><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>",
+              f"<script>{_SCRIPT}</script></body></html>"]
+    return "\n".join(parts)
+
+
+def _fmt(value) -> str:
+    if isinstance(value, float):
+        return "" if np.isnan(value) else f"{value:.4g}"
+    return "" if value is None else str(value)

@@ -1,0 +1,108 @@
+"""The field's summaries of a solver study: performance profiles and shifted geometric means.
+
+- Performance profile (Dolan & Moré 2002, Math. Program. 91:201–213): with t_{p,s} the time of
+  solver s on instance p (∞ if not solved) and r_{p,s} = t_{p,s} / min_s t_{p,s}, the profile is
+  ρ_s(τ) = |{p : r_{p,s} ≤ τ}| / n_p, the fraction of instances s solves within a factor τ of
+  the fastest.
+- Shifted geometric mean (the convention of the long-running public benchmarks of optimization
+  software): SGM_s = exp(mean_p log(t_{p,s} + shift)) − shift, with an unsolved instance counted
+  at the time limit, reported with the solved count.
+
+An instance is one (problem, subproblem kind, size); t_{p,s} is the median ``time`` (compile +
+solve) of the default-budget repetitions, and the instance counts as solved only when every
+repetition's NumPy certificate holds.  Solvers are compared per subproblem kind, among those that
+ran on it (a skipped solver is listed with its reason, not profiled).
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from .status import SKIPPED
+
+INSTANCE = ["problem", "kind", "size"]
+TAUS = np.logspace(0, 3, 301)  # τ ∈ [1, 10³]
+
+
+def instance_times(frame) -> pd.DataFrame:
+    """Instances × solvers: median time of the default solves, ∞ where not every repetition
+    solved (certified); solvers that did not run on an instance's kind are absent (NaN)."""
+    rows = frame[(frame["budget"] == "default") & (frame["status"] != SKIPPED)]
+    if rows.empty:
+        return pd.DataFrame()
+    grouped = rows.groupby(INSTANCE + ["solver"])
+    times = grouped["time"].median().where(grouped["solved"].all(), np.inf)
+    return times.unstack("solver")
+
+
+def performance_profile(times, taus=TAUS) -> pd.DataFrame:
+    """ρ_s(τ) for each column s of ``times`` (instances × solvers, ∞ = not solved), τ in ``taus``."""
+    t = np.asarray(times, dtype=float)
+    best = np.min(t, axis=1, keepdims=True)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        ratios = np.where(np.isfinite(t), t / best, np.inf)
+    rho = (ratios[None, :, :] <= np.asarray(taus)[:, None, None]).mean(axis=1)
+    return pd.DataFrame(rho, index=pd.Index(taus, name="tau"), columns=list(times.columns))
+
+
+def shifted_geometric_mean(times, shift=10.0, time_limit=None) -> float:
+    """exp(mean log(t + shift)) − shift; unsolved (∞) instances count at ``time_limit``."""
+    t = np.asarray(times, dtype=float)
+    if time_limit is not None:
+        t = np.where(np.isfinite(t), np.minimum(t, time_limit), time_limit)
+    return float(np.exp(np.mean(np.log(t + shift))) - shift)
+
+
+def sgm_table(frame, time_limit, shift=10.0) -> pd.DataFrame:
+    """Per kind and solver: solved count, instances, SGM of time, and SGM over the kind's best."""
+    times = instance_times(frame)
+    out = []
+    if times.empty:
+        return pd.DataFrame(columns=["kind", "solver", "solved", "instances", "sgm_time", "relative"])
+    for kind, block in times.groupby(level="kind"):
+        block = block.dropna(axis=1, how="all")
+        for solver in block.columns:
+            t = block[solver].to_numpy()
+            out.append({"kind": kind, "solver": solver, "solved": int(np.isfinite(t).sum()),
+                        "instances": len(t), "sgm_time": shifted_geometric_mean(t, shift, time_limit)})
+    table = pd.DataFrame(out)
+    table["relative"] = table["sgm_time"] / table.groupby("kind")["sgm_time"].transform("min")
+    return table.sort_values(["kind", "sgm_time"]).reset_index(drop=True)
+
+
+def summary(frame, time_limit, shift=10.0) -> str:
+    """Markdown: the SGM table per kind, then median time (spread over repetitions, error to the
+    reference, status when not solved) per instance × solver, then the skipped pairs' reasons."""
+    lines = [f"## Shifted geometric mean of time (s): shift {shift:g} s, unsolved counted at the "
+             f"{time_limit:g} s limit; solved = NumPy certificate within its tolerance\n"]
+    for kind, table in sgm_table(frame, time_limit, shift).groupby("kind"):
+        lines += [f"\n**{kind}**\n", "| solver | solved | SGM time (s) | relative |", "|---|---|---|---|"]
+        lines += [f"| {r.solver} | {r.solved}/{r.instances} | {r.sgm_time:.4g} | {r.relative:.2f} |"
+                  for r in table.itertuples()]
+    lines.append("\n## Per instance: median time s (min–max over repetitions) [error to reference]\n")
+    default = frame[(frame["budget"] == "default") & (frame["status"] != SKIPPED)]
+    for (problem, kind), group in default.groupby(["problem", "kind"]):
+        solvers = sorted(group["solver"].unique())
+        lines += [f"\n**{problem} / {kind}**\n", "| size | " + " | ".join(solvers) + " |",
+                  "|---" * (len(solvers) + 1) + "|"]
+        for size, rows in group.groupby("size"):
+            lines.append(f"| {size} | " + " | ".join(_cell(rows[rows["solver"] == s]) for s in solvers) + " |")
+    skipped = frame[frame["status"] == SKIPPED].drop_duplicates(["kind", "solver", "reason"])
+    if len(skipped):
+        lines.append("\n## Skipped\n")
+        lines += [f"- {r.kind} / {r.solver}: {r.reason}" for r in skipped.itertuples()]
+    return "\n".join(lines) + "\n"
+
+
+def _cell(rows) -> str:
+    if rows.empty:
+        return ""
+    t = rows["time"]
+    text = f"{t.median():.3g}"
+    if len(rows) > 1:
+        text += f" ({t.min():.3g}–{t.max():.3g})"
+    err = rows["error_to_reference"].median()
+    if np.isfinite(err):
+        text += f" [{err:.1e}]"
+    bad = sorted(set(rows.loc[~rows["solved"], "status"]))
+    return text + (f" **{', '.join(bad)}**" if bad else "")

@@ -1,0 +1,43 @@
+"""One outer split: preprocessing and selection fitted on the training rows, errors on the test rows."""
+from __future__ import annotations
+
+import time
+
+import numpy as np
+from sklearn.base import clone
+from sklearn.pipeline import Pipeline
+
+from .selectors import make_scaler, ranking
+
+
+def error_percent(estimator, X, y):
+    """Misclassification rate in percent."""
+    return 100.0 * float(np.mean(estimator.predict(X) != y))
+
+
+def fit_ranker(ranker, X_train, y_train, prefilter=None):
+    """Pipeline [z-score → (prefilter) → ranker] fitted on the training rows; returns (pipeline, seconds)."""
+    steps = [("scale", make_scaler())]
+    if prefilter is not None:
+        steps.append(("prefilter", clone(prefilter)))
+    steps.append(("select", clone(ranker)))
+    t0 = time.perf_counter()
+    pipe = Pipeline(steps).fit(X_train, y_train)
+    return pipe, time.perf_counter() - t0
+
+
+def top_k_errors(pipe, classifier, X_train, y_train, X_test, y_test, ks):
+    """Test error (%) of ``classifier`` on the top-k ranked features of a fitted ``fit_ranker`` pipe, per k."""
+    Z_train, Z_test = pipe[:-1].transform(X_train), pipe[:-1].transform(X_test)
+    order = ranking(pipe[-1].scores_)
+    return np.array([error_percent(clone(classifier).fit(Z_train[:, order[:k]], y_train),
+                                   Z_test[:, order[:k]], y_test) for k in ks])
+
+
+def pipeline_error(steps, X_train, y_train, X_test, y_test):
+    """(test error %, fit seconds) of Pipeline([z-score, *steps]) fitted on the training rows."""
+    pipe = Pipeline([("scale", make_scaler()), *steps])
+    t0 = time.perf_counter()
+    pipe.fit(X_train, y_train)
+    seconds = time.perf_counter() - t0
+    return error_percent(pipe, X_test, y_test), seconds

@@ -1,0 +1,91 @@
+"""Plugins through entry points: the example package examples/fsopt_pnewton, pip-installed, joins
+``fsopt solvers``, ``fsopt problems``, ``fsopt bench`` and ``fsopt verify``; the groups' loaders."""
+import importlib.metadata
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from fsopt import bench, plugins
+from fsopt.cli import _method_clis
+from fsopt.problems import get_problem
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+
+
+@pytest.fixture(scope="module")
+def plugin_env(tmp_path_factory):
+    """An environment whose Python sees fsopt-pnewton, pip-installed (wheel built from a copy of
+    the example, so the source tree stays clean) into a target folder: the rest of the test
+    session, possibly running in parallel, never sees the plugin."""
+    tmp = tmp_path_factory.mktemp("plugin")
+    source = shutil.copytree(EXAMPLES / "fsopt_pnewton", tmp / "src")
+    subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation",
+                    "--target", str(tmp / "site"), str(source)], check=True, capture_output=True, timeout=300)
+    path = os.pathsep.join(p for p in [str(tmp / "site"), os.environ.get("PYTHONPATH")] if p)
+    return dict(os.environ, PYTHONPATH=path), tmp
+
+
+def _fsopt(env, *args, cwd=None):
+    result = subprocess.run([sys.executable, "-m", "fsopt.cli", *args], env=env, cwd=cwd,
+                            capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stderr
+    return result.stdout
+
+
+def test_installed_plugin_joins_solvers_and_problems(plugin_env):
+    env, _ = plugin_env
+    assert any(line.split()[:2] == ["PNEWTON", "yes"] for line in _fsopt(env, "solvers").splitlines())
+    assert "pnewton_spiral" in _fsopt(env, "problems", "--method", "logo")
+    assert "PNEWTON" not in _fsopt(dict(os.environ), "solvers")  # not installed in this session
+
+
+def test_installed_plugin_joins_bench(plugin_env):
+    env, tmp = plugin_env
+    _fsopt(env, "bench", "--quick", "--problem", "pnewton_spiral", "--solver", "PNEWTON",
+           "--out", str(tmp / "study"), "--quiet")
+    frame = pd.read_csv(tmp / "study" / "results.csv")
+    mine = frame[(frame["solver"] == "PNEWTON") & (frame["budget"] == "default")]
+    assert len(mine) == 1 and mine["solved"].all() and mine["error_to_reference"].max() < 1e-8
+    assert set(frame.loc[frame["budget"] == "tol", "tol"]) == {1e-3, 1e-6}  # the plugin's schedule
+    assert (tmp / "study" / "report.html").exists()
+
+
+def test_installed_plugin_joins_verify(plugin_env):
+    env, _ = plugin_env
+    out = _fsopt(env, "verify", "--quick", "PNEWTON")
+    assert "[PASS] PNEWTON garrote" in out and "1/1 checks passed" in out
+
+
+def _entry_points(monkeypatch, *points):
+    eps = [importlib.metadata.EntryPoint(name, value, group) for name, value, group in points]
+    monkeypatch.setattr(plugins, "entry_points", lambda group: [e for e in eps if e.group == group])
+
+
+def test_backend_entry_points_register_a_class_and_name_a_broken_plugin(monkeypatch):
+    _entry_points(monkeypatch, ("LBFGSB2", "fsopt.logo.lbfgsb:LBFGSB", plugins.BACKENDS))
+    registered = []
+    plugins.load_backends(registered.append)
+    assert [type(b).__name__ for b in registered] == ["LBFGSB"]
+    _entry_points(monkeypatch, ("BROKEN", "no_such_module:Backend", plugins.BACKENDS))
+    with pytest.raises(ValueError, match=r"fsopt plugin 'BROKEN' = 'no_such_module:Backend' \(group "
+                                         r"fsopt.backends.*No module named 'no_such_module'"):
+        plugins.load_backends(registered.append)
+
+
+def test_method_entry_point_joins_run(monkeypatch):
+    _entry_points(monkeypatch, ("garrote2", "fsopt.logo", plugins.METHODS))
+    clis = _method_clis()
+    assert clis["garrote2"] is clis["logo"] and {"lfs", "logo", "nmmkl"} <= set(clis)
+
+
+def test_a_hook_beside_its_problem_file_loads_without_touching_sys_path(monkeypatch):
+    monkeypatch.setenv("FSOPT_PROBLEMS_PATH", str(EXAMPLES))
+    monkeypatch.setattr(sys, "path", [p for p in sys.path if Path(p or ".").resolve() != EXAMPLES])
+    before = list(sys.path)
+    hook = bench._hook(get_problem("elastic_net_spiral"))
+    assert hook.__name__ == "bench_subproblems" and sys.path == before
