@@ -1,9 +1,12 @@
 """LFS subproblems (8), (9), their native backends and the rounding stage."""
 
+import itertools
+
 import numpy as np
 import pytest
 
 from fsopt.lfs import EpsilonConstraint, EpsilonMax, epsilon_max_closed_form
+from fsopt.lfs.checks import lp_reference
 from fsopt.lfs.rounding import candidate_patterns, round_solution
 
 M, ALPHA = 300, 5
@@ -22,7 +25,7 @@ def test_epsilon_max_attains_closed_form(costs, solver):
     sub.set_data(b=b)
     rec = sub.solve(solver)
     assert rec.certified
-    assert rec.objective == pytest.approx(np.sort(b)[-ALPHA:].sum(), rel=1e-8)
+    assert rec.objective == pytest.approx(lp_reference(None, b, ALPHA)[0], rel=1e-8)  # SciPy HiGHS-IPM
     assert rec.certificate["primal_infeasibility"] <= 1e-8
 
 
@@ -110,20 +113,21 @@ def test_exact_rounding_is_the_limit_of_sampling(costs):
 
 
 def test_rounding_brute_force_small():
-    """On a tiny LP the exact rounding equals the best feasible completion of its support."""
+    """On a tiny LP the exact rounding equals the best feasible completion of its support, found by
+    enumerating the 4 completions with itertools (not with the rounding module)."""
     rng = np.random.default_rng(1)
     a, b = rng.random(6), rng.random(6)
     f = np.array([1.0, 0.3, 0.0, 0.7, 0.0, 1.0])
-    best, cost = round_solution(f, a, b, 1.2, 3, 1000, rng, "exact")
-    brute = []
-    for bits in candidate_patterns(np.array([0.3, 0.7]), 0, rng, "exact"):
+    eps = float(b[[0, 5]].sum()) + 0.5 * float(min(b[1], b[3]))  # some completions feasible, not all
+    best, cost = round_solution(f, a, b, eps, 3, 1000, rng, "exact")
+    brute = {}
+    for bits in itertools.product([False, True], repeat=2):
         g = np.array([1, bits[0], 0, bits[1], 0, 1], dtype=bool)
-        if 1 <= g.sum() <= 3 and b @ g >= 1.2 - 1e-12:
-            brute.append(a @ g)
-    if brute:
-        assert cost == pytest.approx(min(brute))
-    else:
-        assert best is None
+        if 1 <= g.sum() <= 3 and b @ g >= eps:
+            brute[bits] = a @ g
+    assert 0 < len(brute) < 4
+    assert cost == pytest.approx(min(brute.values()))
+    assert tuple(best[[1, 3]]) == min(brute, key=brute.get)
 
 
 def test_unknown_solver_lists_installed():
