@@ -4,9 +4,9 @@ from .exceptions import SolverFailed
 from .lfs import LFS
 from .logo import LOGO, GarroteLogistic
 from .nmmkl import NMMKL
-from .subproblem import CertificateWarning, SolveRecord, Subproblem
+from .subproblem import SolveRecord, Subproblem
 
 __version__ = "0.1.0"
 
 __all__ = ["LOGO", "NMMKL", "LFS", "GarroteLogistic", "FixedPointDriver", "FixedPointMethod",
-           "Step", "SolverFailed", "CertificateWarning", "SolveRecord", "Subproblem"]
+           "Step", "SolverFailed", "SolveRecord", "Subproblem"]

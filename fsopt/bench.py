@@ -262,15 +262,14 @@ def _solve_cell(cell: Cell, emit=None) -> list[dict]:
 
 def _solve(sp, cell, solve) -> dict:
     from .exceptions import SolverFailed
-    from .subproblem import CertificateWarning
 
     _, budget, value = solve
     kwargs = {} if budget == DEFAULT else {budget: value}
     sp.invalidate()  # every solve builds and compiles afresh: comparable times
     try:
-        with warnings.catch_warnings():  # an uncertified solve becomes status rejected_certificate
-            warnings.simplefilter("ignore", CertificateWarning)
-            record = sp.solve(cell.solver, **kwargs)
+        # the solver under study alone: no polish or re-solve (an uncertified solve becomes a row
+        # with status rejected_certificate)
+        record = sp.solve(cell.solver, refine=False, **kwargs)
     except SolverFailed as exc:
         if not exc.attempts:
             return _row(cell, _closed_status(exc.status, False), solve, reason=str(exc.status))

@@ -33,10 +33,6 @@ REFINE_FACTOR = 1e-2  # a refinement re-solves at REFINE_FACTOR × the tolerance
 REFINE_FLOOR = 1e-12  # ... but not below this
 
 
-class CertificateWarning(UserWarning):
-    """Kept for compatibility; no longer emitted: an uncertified solve is never returned."""
-
-
 @dataclass
 class SolveRecord:
     """Everything one solve produced: solution, objective, timings and the NumPy certificate.
@@ -78,6 +74,7 @@ class Subproblem(ABC):
     name: ClassVar[str] = ""
     cone: ClassVar[str] = ""  # "LP", "SOC" or "EXP": the hardest cone the model needs
     certificate_tol: float = 1e-6
+    refine_by_default: ClassVar[bool] = True  # solve(refine=None): polish / re-solve a rejected solve
 
     def __init__(self):
         self._problem = None
@@ -127,12 +124,13 @@ class Subproblem(ABC):
 
     # --- solving ---------------------------------------------------------------------------
     def solve(self, solver="CLARABEL", *, fallback=(), tol=None, max_iter=None, verbose=False,
-              refine=True, **options) -> SolveRecord:
+              refine=None, **options) -> SolveRecord:
         """Solve with ``solver``, then each of ``fallback``, until a solve is certified.
 
         Returns the first record whose NumPy certificate holds (status optimal, or
         optimal_inaccurate when certified).  A rejected solution is refined first (``polish``,
-        then a re-solve at REFINE_FACTOR × the tolerance) unless ``refine`` is False.  Raises
+        then a re-solve at REFINE_FACTOR × the tolerance) unless ``refine`` is False (None:
+        the class attribute ``refine_by_default``, which ``fsopt verify --mutants`` turns off).  Raises
         :class:`SolverFailed` naming the last solver, its status and residual, with every
         attempt, when nothing is certified.  Names and options are checked before any solve.
         """
@@ -143,7 +141,8 @@ class Subproblem(ABC):
         attempts = []
         for name, (backend, opts) in zip(names, resolved):
             record = self._attempt(name, backend, opts, attempts)
-            if refine and record.status == st.REJECTED_CERTIFICATE:
+            if (self.refine_by_default if refine is None else refine) \
+                    and record.status == st.REJECTED_CERTIFICATE:
                 record = self._refine(name, backend, opts, record, attempts)
             if record.certified:
                 return record

@@ -178,7 +178,6 @@ def test_check_against_gradient_records_agreement(small_spiral):
     assert max(r.certificate["gradient_weight_diff"] for r in records) <= 1e-3
 
 
-@pytest.mark.filterwarnings("ignore::fsopt.subproblem.CertificateWarning")
 def test_check_against_a_sloppy_reference_fails(small_spiral, tmp_path, monkeypatch):
     """Planted disagreement: a gradient path stopped at KKT residual 0.1 is not the optimum (the
     certificate tolerance is loosened here so that it is accepted and the cross-check is what fails)."""

@@ -17,6 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..datasets.spiral import make_spiral
+from ..scaling import unit_scale
 from ..solvers import resolve_solver
 from ..verify import Margins, Outcome, check, draws, log_uniform, probe
 from .estimator import LOGO
@@ -176,10 +177,11 @@ def sigma_infinity(quick, rng=None, solver=None):
     X, y = make_spiral(n, J, random_state=int(g.integers(2**31)))
     sigma = 1e4 * float(np.abs(X[:, None, :] - X[None, :, :]).sum(axis=2).max())
     est = LOGO(sigma=sigma, lam=lam, theta=1e-6, prune_below=None, solver=solver).fit(X, y)
-    ref = GarroteLogistic(lam=lam, Z=uniform_margins(X, y)).solve(
+    scale = unit_scale(X)  # LOGO works on X in units of its typical spread (fsopt.scaling)
+    ref = GarroteLogistic(lam=lam, Z=uniform_margins(X / scale, y)).solve(
         "GRADIENT", tol=1e-10, fallback=("clarabel-tight",)).solution["w"]
     changes = [h.change for h in est.history_]
-    diff = float(np.max(np.abs(est.weights_ - ref)) / max(ref.max(), 1e-8))
+    diff = float(np.max(np.abs(est.weights_ * scale - ref)) / max(ref.max(), 1e-8))
     margins = Margins()
     margins.at_most("theta_2_over_theta_1", changes[1] / changes[0] if len(changes) > 1 else 0.0, 1e-3)
     margins.at_most("weight_diff_to_uniform_reference", diff, 1e-3)
