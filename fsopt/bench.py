@@ -36,7 +36,6 @@ import multiprocessing
 import os
 import resource
 import time
-import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
