@@ -47,13 +47,29 @@ def _weighted_cityblock(X, w, block, D):
 
 @numba.njit(cache=True, nogil=True, fastmath=True)
 def _row_distances(X, w, D, n, block):
-    """D[n, i] = D[i, n] for i > n, over column blocks that stay in cache (1-D slices let the
-    compiler vectorize: 2× the speed of 2-D indexing, measured)."""
+    """D[n, i] = D[i, n] for i > n, over column blocks that stay in cache, four rows i at a time
+    (x_n and w loaded once for four sums: 1.4× (float64) and 1.7× (float32) the speed of one row
+    at a time, measured at N = 460, J = 20,000)."""
     N, J = X.shape
     for j0 in range(0, J, block):
         j1 = min(J, j0 + block)
         xn, wb = X[n, j0:j1], w[j0:j1]
-        for i in range(n + 1, N):
+        i = n + 1
+        while i + 4 <= N:
+            x0, x1, x2, x3 = X[i, j0:j1], X[i + 1, j0:j1], X[i + 2, j0:j1], X[i + 3, j0:j1]
+            a0 = a1 = a2 = a3 = 0.0
+            for j in range(j1 - j0):
+                u, v = xn[j], wb[j]
+                a0 += v * abs(u - x0[j])
+                a1 += v * abs(u - x1[j])
+                a2 += v * abs(u - x2[j])
+                a3 += v * abs(u - x3[j])
+            D[n, i] += a0
+            D[n, i + 1] += a1
+            D[n, i + 2] += a2
+            D[n, i + 3] += a3
+            i += 4
+        for i in range(i, N):
             xi = X[i, j0:j1]
             acc = 0.0
             for j in range(j1 - j0):
@@ -115,19 +131,78 @@ def signed_abs_sum(A, X):
 
 @numba.njit(parallel=True, cache=True, nogil=True)
 def _signed_abs_sum(A, X, block):
+    """Column blocks over the cores; within a block, rows in tiles of four against tiles of four
+    rows below them (each |x_n − x_i| loaded and used for both z_n and z_i in registers: 1.7–1.9×
+    the speed of one pair at a time, measured in float64 and float32), the rest pair by pair."""
     N, J = X.shape
     Z = np.zeros((N, J), dtype=X.dtype)
     for b in numba.prange((J + block - 1) // block):
         j0 = b * block
         j1 = min(J, j0 + block)
-        for n in range(N):
-            xn, zn = X[n, j0:j1], Z[n, j0:j1]
-            for i in range(n + 1, N):
-                a_ni = A[n, i]
-                a_in = A[i, n]
-                xi, zi = X[i, j0:j1], Z[i, j0:j1]
-                for j in range(j1 - j0):
-                    d = abs(xn[j] - xi[j])
-                    zn[j] += a_ni * d
-                    zi[j] += a_in * d
+        n = 0
+        while n + 4 <= N:
+            for p in range(n, n + 3):  # pairs within the tile
+                for q in range(p + 1, n + 4):
+                    _pair(A, X, Z, p, q, j0, j1)
+            i = n + 4
+            while i + 4 <= N:
+                _tile(A, X, Z, n, i, j0, j1)
+                i += 4
+            for q in range(i, N):
+                for p in range(n, n + 4):
+                    _pair(A, X, Z, p, q, j0, j1)
+            n += 4
+        for p in range(n, N):
+            for q in range(p + 1, N):
+                _pair(A, X, Z, p, q, j0, j1)
     return Z
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _pair(A, X, Z, n, i, j0, j1):
+    """z_n += A[n, i]·|x_n − x_i|, z_i += A[i, n]·|x_n − x_i| over columns j0:j1."""
+    a, b = A[n, i], A[i, n]
+    xn, zn, xi, zi = X[n, j0:j1], Z[n, j0:j1], X[i, j0:j1], Z[i, j0:j1]
+    for j in range(j1 - j0):
+        d = abs(xn[j] - xi[j])
+        zn[j] += a * d
+        zi[j] += b * d
+
+
+@numba.njit(cache=True, nogil=True, fastmath=True, inline="always")
+def _tile(A, X, Z, n, i, j0, j1):
+    """The 16 pairs (n..n+3) × (i..i+3), i ≥ n + 4, over columns j0:j1 (the coefficients are
+    read into scalars first: Z could alias A, so they would otherwise be reloaded per column)."""
+    x0, x1, x2, x3 = X[i, j0:j1], X[i + 1, j0:j1], X[i + 2, j0:j1], X[i + 3, j0:j1]
+    z0, z1, z2, z3 = Z[i, j0:j1], Z[i + 1, j0:j1], Z[i + 2, j0:j1], Z[i + 3, j0:j1]
+    xa, xb, xc, xd = X[n, j0:j1], X[n + 1, j0:j1], X[n + 2, j0:j1], X[n + 3, j0:j1]
+    za, zb, zc, zd = Z[n, j0:j1], Z[n + 1, j0:j1], Z[n + 2, j0:j1], Z[n + 3, j0:j1]
+    ra0, ra1, ra2, ra3 = A[n, i], A[n, i + 1], A[n, i + 2], A[n, i + 3]
+    rb0, rb1, rb2, rb3 = A[n + 1, i], A[n + 1, i + 1], A[n + 1, i + 2], A[n + 1, i + 3]
+    rc0, rc1, rc2, rc3 = A[n + 2, i], A[n + 2, i + 1], A[n + 2, i + 2], A[n + 2, i + 3]
+    rd0, rd1, rd2, rd3 = A[n + 3, i], A[n + 3, i + 1], A[n + 3, i + 2], A[n + 3, i + 3]
+    ca0, ca1, ca2, ca3 = A[i, n], A[i + 1, n], A[i + 2, n], A[i + 3, n]
+    cb0, cb1, cb2, cb3 = A[i, n + 1], A[i + 1, n + 1], A[i + 2, n + 1], A[i + 3, n + 1]
+    cc0, cc1, cc2, cc3 = A[i, n + 2], A[i + 1, n + 2], A[i + 2, n + 2], A[i + 3, n + 2]
+    cd0, cd1, cd2, cd3 = A[i, n + 3], A[i + 1, n + 3], A[i + 2, n + 3], A[i + 3, n + 3]
+    for j in range(j1 - j0):
+        v0, v1, v2, v3 = x0[j], x1[j], x2[j], x3[j]
+        u = xa[j]
+        d0, d1, d2, d3 = abs(u - v0), abs(u - v1), abs(u - v2), abs(u - v3)
+        za[j] += ra0 * d0 + ra1 * d1 + ra2 * d2 + ra3 * d3
+        s0, s1, s2, s3 = ca0 * d0, ca1 * d1, ca2 * d2, ca3 * d3
+        u = xb[j]
+        d0, d1, d2, d3 = abs(u - v0), abs(u - v1), abs(u - v2), abs(u - v3)
+        zb[j] += rb0 * d0 + rb1 * d1 + rb2 * d2 + rb3 * d3
+        s0, s1, s2, s3 = s0 + cb0 * d0, s1 + cb1 * d1, s2 + cb2 * d2, s3 + cb3 * d3
+        u = xc[j]
+        d0, d1, d2, d3 = abs(u - v0), abs(u - v1), abs(u - v2), abs(u - v3)
+        zc[j] += rc0 * d0 + rc1 * d1 + rc2 * d2 + rc3 * d3
+        s0, s1, s2, s3 = s0 + cc0 * d0, s1 + cc1 * d1, s2 + cc2 * d2, s3 + cc3 * d3
+        u = xd[j]
+        d0, d1, d2, d3 = abs(u - v0), abs(u - v1), abs(u - v2), abs(u - v3)
+        zd[j] += rd0 * d0 + rd1 * d1 + rd2 * d2 + rd3 * d3
+        z0[j] += s0 + cd0 * d0
+        z1[j] += s1 + cd1 * d1
+        z2[j] += s2 + cd2 * d2
+        z3[j] += s3 + cd3 * d3
