@@ -1,9 +1,13 @@
 """LOGO's safe elimination: the same answer with and without it, and a final check that catches
 an eliminated feature the fixed point needs."""
+import tracemalloc
+
 import numpy as np
 import pytest
 from sklearn.model_selection import StratifiedKFold
 
+import fsopt.chunked
+import fsopt.logo.method as method_module
 from fsopt import LOGO
 from fsopt.datasets import load_dataset, standardize
 from fsopt.datasets.spiral import make_spiral
@@ -76,3 +80,45 @@ def test_history_reports_dropped_and_reentered():
     assert dropped > 0 and dropped - back == X.shape[1] - est.history_[-1].n_active
     assert est.converged_ and est.history_[-1].full_check  # converged after the full check
     assert all(h.n_reentered >= 0 for h in est.history_)
+
+
+@pytest.mark.parametrize("turns", [1.0, 1.5])
+def test_bounded_memory_gives_the_same_answer(turns, monkeypatch):
+    """z̄ held for at most 60 columns (the statistics then stream, the first iteration ranks the
+    columns at w = 0, the checks keep only the best columns): the same fixed point as holding
+    every column, and no garrote solve ever sees more columns than the budget allows."""
+    X, y = make_spiral(230, 1000, turns=turns, random_state=0)
+    ref = LOGO(max_iter=100).fit(X, y)
+    monkeypatch.setattr(method_module, "_HELD_ELEMENTS", X.shape[0] * 60)
+    monkeypatch.setattr(method_module, "_MIN_KEPT", 16)
+    widths = []
+    set_margins = GarroteLogistic.set_margins
+    monkeypatch.setattr(GarroteLogistic, "set_margins",
+                        lambda self, Z: widths.append(Z.shape[1]) or set_margins(self, Z))
+    support = []
+    est = LOGO(max_iter=100, callback=lambda it, w: support.append(np.count_nonzero(w))).fit(X, y)
+    assert est.converged_ and est.n_iter_ == ref.n_iter_
+    np.testing.assert_array_equal(est.get_support(), ref.get_support())
+    assert np.abs(est.weights_ - ref.weights_).max() <= 1e-4 * ref.weights_.max()
+    assert max(widths) <= 2 * max(support) + 16, (max(widths), max(support))  # at most doubled
+
+
+def test_store_fit_streams_within_the_budget(tmp_path, monkeypatch):
+    """LOGO on an HDF5 store (N = 200, J = 64,000) with z̄ held for at most 100 columns and
+    streamed 300 at a time: the NumPy iterates, and peak traced memory a fraction of one N×J
+    float64 array (z̄ of every column would be one such array, X read into memory another; what
+    remains is a dozen vectors of length J, the working set and a few blocks)."""
+    h5py = pytest.importorskip("h5py")
+    N, J = 200, 64_000
+    X, y = make_spiral(N // 2, J - 2, random_state=1)
+    ref = LOGO(theta=0.0, max_iter=2).fit(X, y).weights_
+    store = h5py.File(tmp_path / "X.h5", "w").create_dataset("X", data=X, chunks=(N, 256))
+    monkeypatch.setattr(method_module, "_HELD_ELEMENTS", N * 100)
+    monkeypatch.setattr(method_module, "_CHUNK_ELEMENTS", N * 300)
+    monkeypatch.setattr(fsopt.chunked, "_BLOCK_BYTES", 8 * N * 256)
+    tracemalloc.start()
+    w = LOGO(theta=0.0, max_iter=2).fit(store, y).weights_
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    np.testing.assert_allclose(w, ref, rtol=0, atol=1e-3 * ref.max())  # the certificate's tolerance
+    assert peak < 0.2 * X.nbytes, f"{peak / X.nbytes:.2f} of N x J x 8 bytes"

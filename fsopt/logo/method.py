@@ -13,6 +13,13 @@ and |x_nj − x_ij| ∈ [0, r_j] (r_j the range of column j), so
 An eliminated feature stays out while this bound is ≥ −tol; where it is not, ∂_j is computed
 exactly (its z̄ column only) and the feature re-enters the same solve if it violates.  The check
 over all features computes every eliminated column.
+
+Memory: z̄ is held for at most ``_HELD_ELEMENTS`` entries (N × columns).  Beyond that the
+statistics stream: z̄ is computed one column block at a time, each column's exact ∂_j (and
+‖z̄_j‖) is recorded, and only the columns most likely to enter (smallest ∂_j) are kept; the
+first iteration (w⁽⁰⁾ dense) ranks the columns by ∂_j at w = 0, where the garrote solve starts.
+The check over the rest then streams the same way, so only the held columns, one block of X and
+the N×N matrices are in memory, whatever J.
 """
 from __future__ import annotations
 
@@ -24,7 +31,9 @@ from ..driver import FixedPointMethod, Step
 from ..exceptions import SolverFailed
 from ..margins import margin_coefficients, signed_abs_sum
 
-_CHUNK_ELEMENTS = 2**24  # N × columns per block of the exact check (128 MiB of float64)
+_CHUNK_ELEMENTS = 2**24  # N × columns per streamed block of z̄ (128 MiB of float64)
+_HELD_ELEMENTS = 2**27  # N × columns of z̄ held in memory (1 GiB of float64), unless the working
+_MIN_KEPT = 256  # set needs more: each streamed check keeps max(room, working set, this) columns
 
 
 class LogoFixedPoint(FixedPointMethod):
@@ -52,7 +61,7 @@ class LogoFixedPoint(FixedPointMethod):
         self._epochs = []  # per solve: (s, row drift then)
         self._grad = np.zeros(J)  # ∂_j at its last exact evaluation, ...
         self._znorm = np.zeros(J)  # ... ‖z̄_j‖₂ then, ...
-        self._epoch = np.zeros(J, dtype=int)  # ... and the solve it belongs to
+        self._epoch = np.full(J, -1)  # ... and the epoch it belongs to (-1: never computed)
         self._range = None
         self._nu = 0.0  # form (8): the multiplier of the budget at the last solve
 
@@ -60,19 +69,29 @@ class LogoFixedPoint(FixedPointMethod):
         return np.ones(self.X.shape[1]) if self.w0 is None else np.asarray(self.w0, dtype=float)
 
     def statistics(self, iterate, active):
+        """(A, held, z̄ of the held columns): every active column while they fit in memory, else
+        the nonzero ones, else (w⁽⁰⁾ dense) those with the smallest ∂_j at w = 0 (one stream)."""
         A = margin_coefficients(self.X, self.y, iterate, self.sigma * self.x_scale)  # w = 0 off the active set
-        X = self.X if active.all() else take_columns(self.X, active)  # no copy while nothing is eliminated
-        return A, self._zbar(A, X)
+        N, limit = self.X.shape[0], _HELD_ELEMENTS // self.X.shape[0]
+        if active.sum() <= limit:
+            X = self.X if active.all() else take_columns(self.X, active)  # no copy while nothing is eliminated
+            return A, np.flatnonzero(active), self._zbar(A, X)
+        nonzero = np.flatnonzero(active & (iterate > 0))
+        if nonzero.size <= limit:  # the other active columns are checked in the update
+            return A, nonzero, self._zbar(A, self._columns(nonzero))
+        self._new_epoch(A, np.full(N, 0.5))  # σ(0): the garrote's start w = 0
+        return (A, *self._stream(np.flatnonzero(active), limit))
 
     def update(self, stats, iterate, active):
-        """Solve the garrote subproblem; if an eliminated feature's KKT condition cannot be shown
-        at the solution, compute its z̄ column (kept for the rest of this update) and, if it
-        violates, solve again with it (warm-started) until none does: the result is the full-J
-        subproblem's solution."""
-        A, Z = stats
-        cols = np.flatnonzero(active)
-        unchecked = np.flatnonzero(~active)  # eliminated, no exact column yet in this update
-        pool, Z_pool = unchecked[:0], np.empty((Z.shape[0], 0))  # eliminated, exact column known
+        """Solve the garrote subproblem over the held columns; if another feature's KKT condition
+        cannot be shown at the solution, compute its z̄ column (kept for the rest of this update
+        while memory allows) and, if it violates, solve again with it (warm-started) until none
+        does: the result is the full-J subproblem's solution."""
+        A, cols, Z = stats
+        unchecked = np.ones(iterate.size, dtype=bool)
+        unchecked[cols] = False
+        unchecked = np.flatnonzero(unchecked)  # not held, no exact column yet in this update
+        pool, Z_pool = unchecked[:0], np.empty((Z.shape[0], 0))  # not held, exact column known
         warm, records = iterate[cols], []
         while True:
             self.subproblem.set_margins(Z)
@@ -86,10 +105,10 @@ class LogoFixedPoint(FixedPointMethod):
             self._set_reference(pool, self._gradient_of(Z_pool), Z_pool)
             unsure = self._unsure(unchecked, tol)
             if unsure.size:
-                unchecked = np.setdiff1d(unchecked, unsure, assume_unique=True)
-                Z_unsure = self._zbar(A, self._columns(unsure))
-                self._set_reference(unsure, self._gradient_of(Z_unsure), Z_unsure)
-                pool, Z_pool = np.concatenate([pool, unsure]), np.hstack([Z_pool, Z_unsure])
+                room = max(_HELD_ELEMENTS // Z.shape[0] - cols.size - pool.size, cols.size, _MIN_KEPT)
+                kept, Z_kept = self._stream(unsure, room)  # the working set may double
+                unchecked = np.setdiff1d(unchecked, kept, assume_unique=True)
+                pool, Z_pool = np.concatenate([pool, kept]), np.hstack([Z_pool, Z_kept])
             enter = self._grad[pool] < -tol
             if not enter.any():
                 break
@@ -101,6 +120,33 @@ class LogoFixedPoint(FixedPointMethod):
         new = np.zeros_like(iterate)
         new[cols] = w
         return Step(new, records, record.objective, reentered=cols[~active[cols]])
+
+    def _stream(self, features, keep):
+        """Exact ∂_j and ‖z̄_j‖ at the current epoch for ``features``, one column block at a time;
+        returns the ``keep`` of them with the smallest ∂_j (violators first) and their z̄ (a
+        column is copied into the kept buffer only when it displaces a worse one)."""
+        N = self.X.shape[0]
+        block = max(1, _CHUNK_ELEMENTS // N)
+        slots = np.empty(min(keep, features.size), dtype=features.dtype)  # feature held per slot
+        buf, used = np.empty((N, slots.size)), 0
+        for start in range(0, features.size, block):
+            cols = features[start:start + block]
+            Z = self._zbar(self._A, self._columns(cols))
+            self._set_reference(cols, self._gradient_of(Z), Z)
+            take = min(slots.size - used, cols.size)  # free slots first
+            slots[used:used + take], buf[:, used:used + take] = cols[:take], Z[:, :take]
+            used += take
+            if take == cols.size or not slots.size:
+                continue
+            rest = np.flatnonzero(self._grad[cols[take:]] < self._grad[slots].max()) + take
+            if rest.size:  # the best of the held and the rest, written over the worst slots
+                both = np.concatenate([self._grad[slots], self._grad[cols[rest]]])
+                best = np.argpartition(both, slots.size - 1)[:slots.size]
+                incoming = rest[best[best >= slots.size] - slots.size]
+                free = np.setdiff1d(np.arange(slots.size), best[best < slots.size])
+                slots[free], buf[:, free] = cols[incoming], Z[:, incoming]
+        order = np.argsort(slots[:used])
+        return slots[:used][order], buf[:, :used][:, order]
 
     def _new_epoch(self, A, s):
         """A solve happened: its (A, s) become the current ones."""
@@ -143,17 +189,12 @@ class LogoFixedPoint(FixedPointMethod):
                                       f"difference {diff:.3g} (tolerance {self.check_tol[1]:g})")
 
     def kkt_violations(self, iterate, active):
-        """Every eliminated feature checked exactly against the last subproblem (column blocks of
-        z̄): those with ∂_j < −tol at w_j = 0 (tol = the certificate's, 1e-4·max(1, max w)).
-        Features whose ∂_j the last update already computed exactly at this solve are not
-        computed twice."""
+        """Every eliminated feature checked exactly against the last subproblem (streamed in column
+        blocks of z̄): those with ∂_j < −tol at w_j = 0 (tol = the certificate's,
+        1e-4·max(1, max w)).  Features whose ∂_j the last update already computed exactly at
+        this solve are not computed twice."""
         out, tol = np.flatnonzero(~active), self._tolerance(iterate)
-        stale = out[self._epoch[out] != len(self._epochs) - 1]
-        block = max(1, _CHUNK_ELEMENTS // self.X.shape[0])
-        for start in range(0, stale.size, block):
-            cols = stale[start:start + block]
-            Z = self._zbar(self._A, self._columns(cols))
-            self._set_reference(cols, self._gradient_of(Z), Z)
+        self._stream(out[self._epoch[out] != len(self._epochs) - 1], keep=0)
         return out[self._grad[out] < -tol]
 
     def _zbar(self, A, X):
@@ -175,9 +216,12 @@ class LogoFixedPoint(FixedPointMethod):
         return self.subproblem.penalty_weight() - Z.T @ self._s + self._nu
 
     def _unsure(self, out, tol):
-        """The features of ``out`` whose KKT condition the bound cannot show (form (8): all)."""
+        """The features of ``out`` whose KKT condition the bound cannot show (never computed, or
+        form (8): all)."""
         if out.size == 0 or getattr(self.subproblem, "beta", None) is not None:  # (8): ν moves
             return out
         if self._range is None:
             self._range = column_ranges(self.X) / self.x_scale
-        return out[self._lower_bound(out) < -tol]
+        known = out[self._epoch[out] >= 0]
+        sure = known[self._lower_bound(known) >= -tol]
+        return np.setdiff1d(out, sure, assume_unique=True)
