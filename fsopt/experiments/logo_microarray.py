@@ -36,13 +36,12 @@ def run(X, y, dataset, *, quick=False, n_splits=None, random_state=0, progress=T
         genes = np.sort(np.random.default_rng(random_state).choice(X.shape[1], min(60, X.shape[1]), replace=False))
         X = X[:, genes]
         n_splits = n_splits or 10
-        notes.append(f"--quick: {X.shape[1]} genes drawn at random (seeded), {n_splits} held-out samples, "
-                     "LOGO max_iter = 5.")
+        notes.append(f"--quick: {X.shape[1]} genes drawn at random (seeded), {n_splits} held-out samples.")
     splits = loocv_splits(len(y), n_splits, random_state)
     if len(splits) < len(y):
         notes.append(f"Scaled down: {len(splits)} of the {len(y)} LOOCV folds (held-out samples drawn, seeded).")
     ks = np.arange(1, min(50, X.shape[1]) + 1)
-    logo = LOGO(sigma=5.0, lam=1.0, max_iter=5 if quick else 50)
+    logo = LOGO(sigma=5.0, lam=1.0, max_iter=100)
     rankers = {"LOGO": TopK(logo), **baseline_rankers(3 if quick else 5, random_state)}
     knn = KNeighborsClassifier(n_neighbors=3)
     curves, base_err, base_time = Curves(), [], []
