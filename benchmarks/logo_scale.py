@@ -1,9 +1,10 @@
 """LOGO at scale (issue 6), each figure measured in one run beside its reference, as a ratio.
 
-    python benchmarks/logo_scale.py [--J 1000 20000 100000 1000000] [--turns 1 1.75] [--solver LBFGSB]
+    python benchmarks/logo_scale.py [--J 1000 20000 100000 1000000] [--turns 1 1.75] [--lam 1 2]
+                                    [--solver LBFGSB]
 
-1. Spiral (1 and 1.75 turns per arm), N = 460, J total features: the default LOGO fit (safe
-   elimination and the final check over all J features included) — time and peak memory (RSS
+1. Spiral (1 and 1.75 turns per arm), N = 460, J total features, σ = 2 and each λ: the default
+   LOGO fit (safe elimination and the final check over all J features included) — time and peak memory (RSS
    high-water mark of a fresh process per J), the ratio to one scipy cdist(X, X, "cityblock") pass
    on the same X, and whether the two relevant features come out on top.
 2. The garrote subproblem of the first outer iteration at J = 5,000: the native L-BFGS-B backend
@@ -15,11 +16,13 @@ import resource
 import subprocess
 import sys
 import time
+import warnings
 
 import numpy as np
+from sklearn.exceptions import ConvergenceWarning
 
 
-def one_size(J, solver, turns):
+def one_size(J, solver, turns, lam):
     from scipy.spatial.distance import cdist
 
     from fsopt import LOGO
@@ -31,10 +34,12 @@ def one_size(J, solver, turns):
     cdist(X, X, "cityblock")
     t_cdist = time.perf_counter() - t0
     t0 = time.perf_counter()
-    est = LOGO(sigma=2.0, lam=1.0, solver=solver, max_iter=100).fit(X, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)  # reported in the table
+        est = LOGO(sigma=2.0, lam=lam, solver=solver, max_iter=100).fit(X, y)
     t_fit = time.perf_counter() - t0
     s = est.scores_
-    return {"J": J, "turns": turns, "converged": bool(est.converged_), "fit_s": t_fit, "cdist_s": t_cdist, "ratio": t_fit / t_cdist,
+    return {"J": J, "turns": turns, "lam": lam, "converged": bool(est.converged_), "fit_s": t_fit, "cdist_s": t_cdist, "ratio": t_fit / t_cdist,
             "statistics_s": sum(h.statistics_time for h in est.history_),
             "solve_s": sum(h.solve_time for h in est.history_), "iterations": est.n_iter_,
             "relevant_on_top": bool(set(np.argsort(s)[-2:]) == {0, 1} and s[2:].max() < 0.01),
@@ -61,23 +66,24 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--J", type=int, nargs="+", default=[1000, 20000, 100000, 1000000])
     ap.add_argument("--turns", type=float, nargs="+", default=[1.0, 1.75])
+    ap.add_argument("--lam", type=float, nargs="+", default=[1.0])
     ap.add_argument("--solver", default="LBFGSB")
     ap.add_argument("--one", type=int, default=None, help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.one:
-        print(json.dumps(one_size(args.one, args.solver, args.turns[0])))
+        print(json.dumps(one_size(args.one, args.solver, args.turns[0], args.lam[0])))
         return
     print("| data | J | fit (s) | one cdist pass (s) | fit / cdist | statistics (s) | solve (s) | outer its | relevant on top | peak RSS (GiB) |")
     print("|---|---|---|---|---|---|---|---|---|---|")
-    for turns in args.turns:
-        for J in args.J:
-            out = subprocess.run([sys.executable, __file__, "--one", str(J), "--solver", args.solver,
-                                  "--turns", str(turns)], capture_output=True, text=True, check=True)
-            r = json.loads(out.stdout.strip().splitlines()[-1])
-            its = f"{r['iterations']}" + ("" if r["converged"] else " (not converged)")
-            print(f"| spiral, {turns:g} turn(s), in memory | {r['J']:,} | {r['fit_s']:.2f} | "
-                  f"{r['cdist_s']:.2f} | {r['ratio']:.2f} | {r['statistics_s']:.2f} | {r['solve_s']:.2f} | "
-                  f"{its} | {'yes' if r['relevant_on_top'] else 'no'} | {r['peak_GiB']:.2f} |", flush=True)
+    for turns, lam, J in ((t, lam, J) for t in args.turns for lam in args.lam for J in args.J):
+        out = subprocess.run([sys.executable, __file__, "--one", str(J), "--solver", args.solver,
+                              "--turns", str(turns), "--lam", str(lam)],
+                             capture_output=True, text=True, check=True)
+        r = json.loads(out.stdout.strip().splitlines()[-1])
+        its = f"{r['iterations']}" + ("" if r["converged"] else " (not converged)")
+        print(f"| spiral, {turns:g} turn(s), λ = {lam:g}, in memory | {r['J']:,} | {r['fit_s']:.2f} | "
+              f"{r['cdist_s']:.2f} | {r['ratio']:.2f} | {r['statistics_s']:.2f} | {r['solve_s']:.2f} | "
+              f"{its} | {'yes' if r['relevant_on_top'] else 'no'} | {r['peak_GiB']:.2f} |", flush=True)
     g = garrote_native_vs_clarabel()
     print(f"\nGarrote subproblem, J={g['J']:,}: L-BFGS-B {g['lbfgsb_s']:.2f} s vs Clarabel "
           f"{g['clarabel_s']:.2f} s ({g['clarabel_status']}) -> {g['speedup']:.1f}x; relative objective "
