@@ -51,6 +51,10 @@ class LOGO(SelectorMixin, BaseEstimator):
     callback : called as ``callback(iteration, w)`` after each outer iteration; True stops.
     progress : show a progress bar.
 
+    X may be a NumPy array, scipy.sparse, or a dask / zarr / h5py array read one column block at
+    a time.  z̄ is held for at most 1 GiB of columns; beyond that the statistics and the KKT
+    checks stream (``fsopt.logo.method``), so memory does not grow with J beyond a few vectors.
+
     Attributes
     ----------
     weights_ : (n_features,) learned weights, 0 for pruned features.
