@@ -37,7 +37,7 @@ _MIN_KEPT = 256  # set needs more: each streamed check keeps max(room, working s
 
 
 class LogoFixedPoint(FixedPointMethod):
-    """statistics(w) = z̄ over the active features; update = solve the garrote subproblem.
+    """statistics(w) = A and z̄ of the held features; update = solve the garrote subproblem.
 
     ``check_against``: a second solver every subproblem is also solved with; its relative
     objective gap and weight difference go into the record's certificate, and a gap beyond
