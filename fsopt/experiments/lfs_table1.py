@@ -100,4 +100,4 @@ def run(X, y, dataset, *, quick=False, n_splits=None, random_state=0, progress=T
     rows.append(row(dataset, "RBF SVM, all features", base[0], X.shape[1] + n_irrelevant, base[1], paper[1]))
     notes.append("LFS fit_time covers the inner CV and the fits at every α of the split. α chosen per split: "
                  + ", ".join(map(str, chosen)) + ".")
-    return rows, notes
+    return rows, notes + curves.convergence_notes()

@@ -59,4 +59,4 @@ def run(X, y, dataset, *, quick=False, n_splits=None, random_state=0, progress=T
         if name != "LOGO":
             rows += curve_rows(dataset, name, curves.curves[name], ks, own, "= LOGO's own", curves.fit_times[name])
     rows.append(row(dataset, "3-NN, all features", base_err, X.shape[1], base_time))
-    return rows, notes
+    return rows, notes + curves.convergence_notes()

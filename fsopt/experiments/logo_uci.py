@@ -77,4 +77,4 @@ def run(X, y, dataset, *, quick=False, n_splits=None, random_state=0, progress=T
                     base["all"][1], paper[1]))
     notes.append(f"LOGO's false discovery rate (irrelevant features with weight > 0.01·max / {n_irrelevant}): "
                  f"{1000 * np.mean(fdr):.1f}/1000 (mean over splits).")
-    return rows, notes
+    return rows, notes + curves.convergence_notes()

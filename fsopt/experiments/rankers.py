@@ -1,7 +1,10 @@
 """The baselines every protocol runs in its own splits, and the per-split error-versus-k curves."""
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.feature_selection import SelectKBest, f_classif
 from sklearn.linear_model import LogisticRegressionCV
 
@@ -26,20 +29,35 @@ def own_selection(pipe):
 
 
 class Curves:
-    """Per-ranker collection over the splits: error curves, fit times, own-selection sizes, scores."""
+    """Per-ranker collection over the splits: error curves, fit times, own-selection sizes, scores,
+    and the fits that ended with a ConvergenceWarning (counted and reported, not raised)."""
 
     def __init__(self):
-        self.curves, self.fit_times, self.own, self.scores = {}, {}, {}, {}
+        self.curves, self.fit_times, self.own, self.scores, self.unconverged = {}, {}, {}, {}, {}
 
     def add_split(self, rankers, classifier, ks, X_train, y_train, X_test, y_test, prefilter=None):
         """Fit every ranker on the training rows and record its test-error curve over ``ks``."""
         for name, ranker in rankers.items():
-            pipe, seconds = fit_ranker(ranker, X_train, y_train, prefilter)
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                pipe, seconds = fit_ranker(ranker, X_train, y_train, prefilter)
+            for w in caught:
+                if issubclass(w.category, ConvergenceWarning):
+                    self.unconverged.setdefault(name, []).append(str(w.message))
+                else:
+                    warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
             self.curves.setdefault(name, []).append(
                 top_k_errors(pipe, classifier, X_train, y_train, X_test, y_test, ks))
             self.fit_times.setdefault(name, []).append(seconds)
             self.own.setdefault(name, []).append(own_selection(pipe))
             self.scores.setdefault(name, []).append(pipe[-1].scores_)
+
+
+    def convergence_notes(self):
+        """One note per ranker whose fit did not converge in some split (its result is used)."""
+        n_splits = {name: len(times) for name, times in self.fit_times.items()}
+        return [f"{name}: {len(msgs)} of {n_splits[name]} fits ended without converging (used as they "
+                f"stand; first: {msgs[0]})" for name, msgs in self.unconverged.items()]
 
 
 def all_features_error(classifier, X_train, y_train, X_test, y_test):
