@@ -99,7 +99,7 @@ def test_dask_cluster_fit_equals_numpy_at_J_20000():
     X, y = make_spiral(230, 20_000 - 2, random_state=0)
     ref = LOGO(solver="LBFGSB").fit(X, y)
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
-                      dashboard_address=None) as cluster, Client(cluster) as client:
+                      dashboard_address=":0") as cluster, Client(cluster) as client:
         workers = set(cluster.scheduler_info["workers"])
         chunks = client.scatter([X[:, j:j + 2500] for j in range(0, X.shape[1], 2500)])
         Xd = da.concatenate([da.from_delayed(c, (X.shape[0], 2500), X.dtype) for c in chunks], axis=1)

@@ -40,7 +40,7 @@ def test_lfs_backend_gives_the_serial_result(data, serial, backend):
 def test_lfs_on_dask_gives_the_serial_result(data, serial):
     distributed = pytest.importorskip("distributed")
     with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False,
-                                  dashboard_address=None) as cluster, distributed.Client(cluster):
+                                  dashboard_address=":0") as cluster, distributed.Client(cluster):
         same_fit(serial, LFS(n_jobs=2, backend="dask", **SMALL).fit(*data))
 
 

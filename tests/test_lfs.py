@@ -73,7 +73,7 @@ def test_dask_cluster_matches_serial(synthetic):
     X, y, *_ = synthetic
     X, y = X[::2, :12], y[::2]
     serial = LFS(alpha=2, random_state=5, n_jobs=1).fit(X, y)
-    with LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=None) as cluster, \
+    with LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=":0") as cluster, \
             Client(cluster) as client:
         workers = set(cluster.scheduler_info["workers"])
         with get_task_stream(client) as explicit:
