@@ -4,9 +4,12 @@
     python benchmarks/logo_out_of_core.py --J 1000000 --path /work/tmp/spiral.h5 [--format zarr]
     python benchmarks/logo_out_of_core.py --J 10000000 --path ... --distances-only
 
-Prints the write time, then for the fit: time, outer iterations, time in the statistics, peak
-RSS of the fitting process (X is never loaded: only a block of X, the N×N matrices and z̄ of the
-active columns are in memory), and whether the two relevant features come out on top.
+Prints the write time, one JSON row per outer iteration as the fit goes (elapsed time, θ_t,
+nonzero and active features, statistics / update / final-check seconds, dropped / re-entered,
+top three features, peak RSS so far), then for the fit: time, outer iterations, time in the
+statistics, peak RSS of the fitting process (X is never loaded: only a block of X, the N×N
+matrices and z̄ of at most 1 GiB of columns are in memory), and whether the two relevant
+features come out on top.
 ``--distances-only`` times one streamed pass of the weighted distances over all J columns
 instead of a fit (the part of the statistics whose memory does not grow with J).
 The file is deleted at the end unless ``--keep``.
@@ -66,9 +69,20 @@ def fit_from_disk(path, fmt, solver):
     X = open_store(path, fmt)
     LOGO(solver=solver).fit(np.asarray(X[:, :50]), y)  # compile the kernels outside the timing
     t0 = time.perf_counter()
-    est = LOGO(sigma=2.0, lam=1.0, solver=solver).fit(X, y)
+    history = []
+
+    def log(it, w):  # one row per outer iteration, as the run goes (stderr)
+        history.append({"it": it.iteration, "t_s": round(time.perf_counter() - t0, 1),
+                         "change": it.change, "nonzero": int(np.count_nonzero(w)), "active": it.n_active,
+                         "statistics_s": round(it.statistics_time, 1), "update_s": round(it.update_time, 1),
+                         "check_s": round(it.check_time, 1), "dropped": it.n_dropped,
+                         "reentered": it.n_reentered, "top": [int(j) for j in np.argsort(w)[-3:][::-1]],
+                         "peak_GiB": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20, 2)})
+        print(json.dumps(history[-1]), file=sys.stderr, flush=True)
+
+    est = LOGO(sigma=2.0, lam=1.0, solver=solver, callback=log).fit(X, y)
     s = est.scores_
-    return {"fit_s": time.perf_counter() - t0, "iterations": est.n_iter_,
+    return {"fit_s": time.perf_counter() - t0, "iterations": est.n_iter_, "history": history,
             "converged": bool(est.converged_),
             "statistics_s": sum(h.statistics_time for h in est.history_),
             "first_statistics_s": est.history_[0].statistics_time,
@@ -116,9 +130,9 @@ def main():
         child = "distances" if args.distances_only else "fit"
         out = subprocess.run([sys.executable, __file__, "--child", child, "--path", args.path,
                               "--format", args.format, "--solver", args.solver],
-                             capture_output=True, text=True)
+                             stdout=subprocess.PIPE, text=True)  # the child's per-iteration rows pass through
         if out.returncode:
-            sys.exit(out.stderr)
+            sys.exit(f"the {child} process failed (exit {out.returncode}); its error is above")
         print(json.dumps({"J": args.J, **json.loads(out.stdout.strip().splitlines()[-1])}))
     finally:
         if not args.keep and os.path.exists(args.path):
