@@ -88,6 +88,9 @@ def test_history_reports_dropped_and_reentered():
     back = sum(h.n_reentered for h in est.history_)
     assert dropped > 0 and dropped - back == X.shape[1] - est.history_[-1].n_active
     assert est.converged_ and est.history_[-1].full_check  # converged after the full check
+    # only features dropped before can come back (fails if already-active features were counted)
+    dropped_before = np.cumsum([0] + [h.n_dropped for h in est.history_[:-1]])
+    assert np.all(np.cumsum([h.n_reentered for h in est.history_]) <= dropped_before)
     assert all(h.n_reentered >= 0 for h in est.history_)
 
 

@@ -100,9 +100,12 @@ class LogoFixedPoint(FixedPointMethod):
             records.append(record)
             w = record.solution["w"]
             self._new_epoch(A, expit(-(self.subproblem.Z @ w)))
-            self._set_reference(cols, self._reduced_gradient(self.subproblem.gradient(w), w), Z)
+            # ‖z̄_j‖ depends on A only: the held columns' norms once per update (entrants come
+            # from the pool, whose norms _stream set), the pool's never again
+            self._set_reference(cols, self._reduced_gradient(self.subproblem.gradient(w), w),
+                                Z if len(records) == 1 else None)
             tol = self._tolerance(w)
-            self._set_reference(pool, self._gradient_of(Z_pool), Z_pool)
+            self._set_reference(pool, self._gradient_of(Z_pool))
             unsure = self._unsure(unchecked, tol)
             if unsure.size:
                 room = max(_HELD_ELEMENTS // Z.shape[0] - cols.size - pool.size, cols.size, _MIN_KEPT)
@@ -155,9 +158,11 @@ class LogoFixedPoint(FixedPointMethod):
         self._A, self._s = A, s
         self._epochs.append((s, self._row_drift))
 
-    def _set_reference(self, cols, g, Z):
+    def _set_reference(self, cols, g, Z=None):
+        """∂_j exact at the current epoch for ``cols`` (and ‖z̄_j‖ from Z, when A is new to them)."""
         self._grad[cols] = g
-        self._znorm[cols] = np.linalg.norm(Z, axis=0)
+        if Z is not None:
+            self._znorm[cols] = np.linalg.norm(Z, axis=0)
         self._epoch[cols] = len(self._epochs) - 1
 
     def _lower_bound(self, out):
