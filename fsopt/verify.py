@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 import numpy as np
+from sklearn.exceptions import ConvergenceWarning
 
 
 @dataclass
@@ -196,6 +197,9 @@ def _guarded(chk, quick, rng, solver) -> Outcome:
     try:
         with warnings.catch_warnings(), _one_thread():
             warnings.simplefilter("ignore")  # a check measures; warnings would repeat its numbers
+            # ... but a fit that stopped at max_iter is no fixed point: the check fails (raised)
+            # unless it catches the warning itself and reports convergence among its numbers
+            warnings.simplefilter("error", ConvergenceWarning)
             return chk.call(quick, rng, solver)
     except Exception as exc:  # noqa: BLE001 - a planted bug may break anything the check calls
         return Outcome(False, {}, f"raised {type(exc).__name__}: {str(exc)[:300]}", -math.inf, "raised")
