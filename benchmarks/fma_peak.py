@@ -21,8 +21,8 @@ import time
 import numba
 import numpy as np
 
-import fsopt.margins as margins
-from fsopt.margins import _tile
+import fsopt.logo.margins as margins
+from fsopt.logo.margins import _tile
 
 REPEAT_FMA = 2_000_000
 

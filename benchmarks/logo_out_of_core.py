@@ -92,7 +92,7 @@ def fit_from_disk(path, fmt, solver):
 
 
 def distances_from_disk(path, fmt):
-    from fsopt.margins import weighted_manhattan
+    from fsopt.logo.margins import weighted_manhattan
 
     X = open_store(path, fmt)
     weighted_manhattan(np.asarray(X[:, :50]), np.ones(50))  # compile

@@ -49,7 +49,7 @@ def one_size(J, solver, turns, lam):
 def garrote_native_vs_clarabel(J=5000):
     from fsopt import GarroteLogistic
     from fsopt.datasets.spiral import make_spiral
-    from fsopt.margins import expected_margins
+    from fsopt.logo.margins import expected_margins
 
     X, y = make_spiral(230, J - 2, random_state=0)
     sp = GarroteLogistic(lam=1.0, Z=expected_margins(X, y, np.ones(J), 2.0))

@@ -15,8 +15,8 @@ import numpy as np
 from scipy.spatial.distance import cdist
 
 from fsopt.datasets.spiral import make_spiral
-import fsopt.margins
-from fsopt.margins import expected_margins
+import fsopt.logo.margins
+from fsopt.logo.margins import expected_margins
 
 
 def best_of(f, repeat):
@@ -33,7 +33,7 @@ def main():
     ap.add_argument("--n-per-class", type=int, default=230)
     ap.add_argument("--J", type=int, nargs="+", default=[1000, 20000])
     ap.add_argument("--repeat", type=int, default=3)
-    ap.add_argument("--z-blocks", type=int, nargs="+", default=[fsopt.margins._Z_BLOCK])
+    ap.add_argument("--z-blocks", type=int, nargs="+", default=[fsopt.logo.margins._Z_BLOCK])
     args = ap.parse_args()
     X0, y = make_spiral(args.n_per_class, 10, random_state=0)
     expected_margins(X0, y, np.ones(X0.shape[1]), 2.0)  # compile the kernel once
@@ -45,7 +45,7 @@ def main():
         w = np.ones(J)
         X32 = X.astype(np.float32)
         t_cd = best_of(lambda: cdist(X, X, "cityblock"), args.repeat)
-        for fsopt.margins._Z_BLOCK in args.z_blocks:
+        for fsopt.logo.margins._Z_BLOCK in args.z_blocks:
             t64 = best_of(lambda: expected_margins(X, y, w, 2.0), args.repeat)
             t32 = best_of(lambda: expected_margins(X32, y, w, 2.0), args.repeat)
             Z64 = expected_margins(X, y, w, 2.0)
@@ -54,7 +54,7 @@ def main():
             expected_margins(X, y, w, 2.0)
             peak = tracemalloc.get_traced_memory()[1] / 2**20
             tracemalloc.stop()
-            print(f"| {J} | {fsopt.margins._Z_BLOCK} | {t64:.3f} | {t32:.3f} | {t_cd:.3f} | {t64 / t_cd:.2f} | "
+            print(f"| {J} | {fsopt.logo.margins._Z_BLOCK} | {t64:.3f} | {t32:.3f} | {t_cd:.3f} | {t64 / t_cd:.2f} | "
                   f"{t32 / t_cd:.2f} | {diff:.1e} | {peak:.0f} |", flush=True)
 
 

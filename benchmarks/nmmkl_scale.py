@@ -20,7 +20,7 @@ import pandas as pd
 
 from fsopt.datasets import standardize
 from fsopt.nmmkl import NMMKL
-from fsopt.problems import get_problem
+from fsopt.tools.problems import get_problem
 
 
 def main(argv=None):

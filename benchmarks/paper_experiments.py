@@ -9,7 +9,7 @@ Writes OUT/<protocol>-<data>/results.{csv,md} and concatenates the Markdown into
 import argparse
 from pathlib import Path
 
-from fsopt.experiments import run_experiment
+from fsopt.tools.experiments import run_experiment
 
 RUNS = [("logo-microarray", "colon", 24), ("logo-uci", "heart", 3), ("logo-uci", "twonorm", 3),
         ("nmmkl-uci", "sonar", 4), ("nmmkl-uci", "wdbc", 2), ("lfs-table1", "sonar", 3)]

@@ -8,7 +8,7 @@ import numpy as np
 from skrebate import ReliefF as SkrebateReliefF
 
 from fsopt.datasets import load_dataset, standardize
-from fsopt.experiments.relieff import ReliefF
+from fsopt.tools.experiments.relieff import ReliefF
 
 X, y = load_dataset("colon")
 X, y = standardize(X), (y == "Tumor").astype(int)

@@ -10,7 +10,7 @@ import warnings
 
 import numpy as np
 
-from fsopt.exceptions import SolverFailed
+from fsopt.core.exceptions import SolverFailed
 from fsopt.nmmkl import NMMKL
 
 

@@ -13,7 +13,7 @@ import numpy as np
 
 from fsopt import FixedPointDriver, GarroteLogistic
 from fsopt.logo import LogoFixedPoint
-from fsopt.margins import expected_margins
+from fsopt.logo.margins import expected_margins
 
 
 class ElasticNetGarrote(GarroteLogistic):

@@ -1,10 +1,10 @@
 """fsopt: convex-optimization modeling framework for feature selection."""
-from .driver import FixedPointDriver, FixedPointMethod, Step
-from .exceptions import SolverFailed
+from .core.driver import FixedPointDriver, FixedPointMethod, Step
+from .core.exceptions import SolverFailed
 from .lfs import LFS
 from .logo import LOGO, GarroteLogistic
 from .nmmkl import NMMKL
-from .subproblem import SolveRecord, Subproblem
+from .core.subproblem import SolveRecord, Subproblem
 
 __version__ = "0.1.0"
 

@@ -5,9 +5,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from fsopt import bench
-from fsopt.cli import main
-from fsopt.status import STATUSES
+from fsopt.tools import bench
+from fsopt.tools.cli import main
+from fsopt.core.status import STATUSES
 
 SOLVERS = ["GRADIENT", "CLARABEL", "scs-tight", "HIGHS", "MOSEK"]
 

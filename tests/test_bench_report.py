@@ -9,8 +9,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from fsopt import bench, bench_stats
-from fsopt.bench_report import report_html
+from fsopt.tools import bench, bench_stats
+from fsopt.tools.bench_report import report_html
 
 INF = np.inf
 

@@ -8,14 +8,14 @@ import numpy as np
 import pytest
 
 from fsopt import GarroteLogistic, SolverFailed
-from fsopt import solvers as registry
+from fsopt.core import solvers as registry
 from fsopt.datasets.spiral import make_spiral
 from fsopt.lfs import LFS, EpsilonConstraint
-from fsopt.margins import expected_margins
+from fsopt.logo.margins import expected_margins
 from fsopt.nmmkl import NMMKL
 from fsopt.nmmkl.qcqp import MKLDual
-from fsopt.solvers import NativeBackend, register_backend, resolve_solver
-from fsopt.status import REJECTED_CERTIFICATE, STATUSES
+from fsopt.core.solvers import NativeBackend, register_backend, resolve_solver
+from fsopt.core.status import REJECTED_CERTIFICATE, STATUSES
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 from robustness_nmmkl import wpbc_like  # noqa: E402

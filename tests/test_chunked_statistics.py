@@ -1,4 +1,4 @@
-"""LOGO statistics and fits on X read one column block at a time (fsopt.chunked): dask on a
+"""LOGO statistics and fits on X read one column block at a time (fsopt.core.blocks): dask on a
 dask.distributed cluster, zarr and HDF5 stores, scipy.sparse — against the in-memory NumPy path."""
 import tracemalloc
 
@@ -6,10 +6,10 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-import fsopt.chunked
+import fsopt.core.blocks
 from fsopt import LOGO
 from fsopt.datasets.spiral import make_spiral
-from fsopt.margins import expected_margins, weighted_manhattan
+from fsopt.logo.margins import expected_margins, weighted_manhattan
 
 da = pytest.importorskip("dask.array")
 
@@ -27,7 +27,7 @@ def _stores(X, tmp_path):
 
 
 def test_blockwise_statistics_equal_numpy(rng, tmp_path, monkeypatch):
-    monkeypatch.setattr(fsopt.chunked, "_BLOCK_BYTES", 8 * 30 * 29)  # sparse: blocks of 29 columns
+    monkeypatch.setattr(fsopt.core.blocks, "_BLOCK_BYTES", 8 * 30 * 29)  # sparse: blocks of 29 columns
     X = rng.standard_normal((30, 250))
     X[rng.random(X.shape) < 0.7] = 0.0  # sparse-looking
     y = np.arange(30) % 3
@@ -54,7 +54,7 @@ def test_float32_store_stays_float32(rng, tmp_path):
 def test_sparse_statistics_never_densify_X(monkeypatch):
     """Peak memory of the statistics on sparse X: z̄ (N×J, the output) plus a few 0.5 MiB blocks,
     not a second N×J array (densifying X would add N·J·8 bytes)."""
-    monkeypatch.setattr(fsopt.chunked, "_BLOCK_BYTES", 2**19)
+    monkeypatch.setattr(fsopt.core.blocks, "_BLOCK_BYTES", 2**19)
     N, J = 60, 40_000
     X = sp.random_array((N, J), density=0.01, format="csc", random_state=0)
     y = np.arange(N) % 2

@@ -1,5 +1,5 @@
 """The command line, run in-process."""
-from fsopt.cli import main
+from fsopt.tools.cli import main
 
 
 def test_run_logo_on_spiral_prints_selection_and_writes_plot(tmp_path, capsys):

@@ -4,12 +4,12 @@ import pandas as pd
 import pytest
 from sklearn.preprocessing import StandardScaler
 
-from fsopt.cli import main
-from fsopt.experiments import run_experiment
-from fsopt.experiments.relieff import ReliefF
-from fsopt.experiments.results import COLUMNS
-from fsopt.experiments.selectors import TopK, ranking
-from fsopt.experiments.splits import random_splits
+from fsopt.tools.cli import main
+from fsopt.tools.experiments import run_experiment
+from fsopt.tools.experiments.relieff import ReliefF
+from fsopt.tools.experiments.results import COLUMNS
+from fsopt.core.selectors import TopK, ranking
+from fsopt.tools.experiments.splits import random_splits
 
 
 def test_relieff_hand_computed_case():
@@ -118,7 +118,7 @@ def test_bad_input_is_refused_before_heavy_work(tmp_path, rng):
     with pytest.raises(ValueError, match="unknown experiment"):
         run_experiment("nope", "wdbc", tmp_path)
     X, y = rng.standard_normal((30, 4)), np.repeat([0, 1, 2], 10)
-    from fsopt.experiments import lfs_table1, nmmkl_uci
+    from fsopt.tools.experiments import lfs_table1, nmmkl_uci
 
     for protocol in (nmmkl_uci, lfs_table1):
         with pytest.raises(ValueError, match="binary"):

@@ -5,9 +5,9 @@ from pathlib import Path
 import numpy as np
 from scipy.optimize import minimize
 
-from fsopt import bench
+from fsopt.tools import bench
 from fsopt.datasets.spiral import make_spiral
-from fsopt.margins import expected_margins
+from fsopt.logo.margins import expected_margins
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 sys.path.insert(0, str(EXAMPLES))

@@ -6,8 +6,8 @@ import pytest
 
 from fsopt import FixedPointDriver, FixedPointMethod, Step
 from fsopt.datasets import add_irrelevant_features, load_dataset, read_csv
-from fsopt.problems import get_problem, problems
-from fsopt.solvers import backends, installed_backends, profiles, resolve_solver
+from fsopt.tools.problems import get_problem, problems
+from fsopt.core.solvers import backends, installed_backends, profiles, resolve_solver
 
 
 def test_default_backends_installed_with_capabilities():

@@ -5,7 +5,7 @@ from scipy.optimize import minimize
 
 from fsopt import GarroteLogistic, SolverFailed
 from fsopt.logo.gradient_path import gradient_path
-from fsopt.margins import expected_margins
+from fsopt.logo.margins import expected_margins
 from fsopt.datasets.spiral import make_spiral
 
 

@@ -200,7 +200,7 @@ def test_predict_errors(fitted):
 
 
 def test_cli_runs_declared_problem(capsys):
-    from fsopt.cli import main
+    from fsopt.tools.cli import main
 
     rc = main(["run", "lfs", "--problem", "lfs_synthetic", "--irrelevant", "5", "--quiet",
                "--solver", "HIGHSPY"])

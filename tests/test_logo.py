@@ -9,7 +9,7 @@ from sklearn.neighbors import KNeighborsClassifier
 
 from fsopt import LOGO, GarroteLogistic, SolverFailed
 from fsopt.datasets.spiral import make_spiral
-from fsopt.margins import expected_margins
+from fsopt.logo.margins import expected_margins
 
 
 @pytest.mark.parametrize("n_irrelevant", [50, 500, 5000])

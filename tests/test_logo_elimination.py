@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from sklearn.model_selection import StratifiedKFold
 
-import fsopt.chunked
+import fsopt.core.blocks
 import fsopt.logo.method as method_module
 from fsopt import LOGO
 from fsopt.datasets import load_dataset, standardize
@@ -127,7 +127,7 @@ def test_store_fit_streams_within_the_budget(tmp_path, monkeypatch):
     store = h5py.File(tmp_path / "X.h5", "w").create_dataset("X", data=X, chunks=(N, 256))
     monkeypatch.setattr(method_module, "_HELD_ELEMENTS", N * 100)
     monkeypatch.setattr(method_module, "_CHUNK_ELEMENTS", N * 300)
-    monkeypatch.setattr(fsopt.chunked, "_BLOCK_BYTES", 8 * N * 256)
+    monkeypatch.setattr(fsopt.core.blocks, "_BLOCK_BYTES", 8 * N * 256)
     tracemalloc.start()
     w = LOGO(theta=0.0, max_iter=2).fit(store, y).weights_
     peak = tracemalloc.get_traced_memory()[1]

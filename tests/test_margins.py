@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from fsopt.margins import expected_margins, neighbor_probabilities, weighted_manhattan
+from fsopt.logo.margins import expected_margins, neighbor_probabilities, weighted_manhattan
 
 
 def brute_force_margins(X, y, w, sigma):

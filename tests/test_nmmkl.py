@@ -4,7 +4,7 @@ import pytest
 
 from fsopt.datasets import standardize
 from fsopt.datasets.nmmkl_toy import make_nmmkl_toy
-from fsopt.exceptions import SolverFailed
+from fsopt.core.exceptions import SolverFailed
 from fsopt.nmmkl import NMMKL, exhaustive_search, partition, select, svm_dual
 from fsopt.nmmkl.checks import corollary2_residuals
 from fsopt.nmmkl.protocol import fraction, tune
@@ -132,7 +132,7 @@ def test_failed_solve_reports_solver_and_status_and_does_not_round():
 
 
 def test_cli_runs_the_toy(capsys):
-    from fsopt.cli import main
+    from fsopt.tools.cli import main
 
     assert main(["run", "nmmkl", "--problem", "nmmkl_toy", "--m", "1", "--quiet"]) == 0
     out = capsys.readouterr().out

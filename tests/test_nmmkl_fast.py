@@ -34,7 +34,7 @@ def test_mklfast_working_set_stays_small_and_satisfies_the_stopping_rule():
 
 def test_bench_hook_builds_both_kinds_and_they_are_certified():
     from fsopt.nmmkl.bench import subproblems
-    from fsopt.problems import get_problem
+    from fsopt.tools.problems import get_problem
 
     problem = get_problem("nmmkl_scale")
     kinds = subproblems(problem, *problem.load(n_irrelevant=20))

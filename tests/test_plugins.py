@@ -10,9 +10,10 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from fsopt import bench, plugins
-from fsopt.cli import _method_clis
-from fsopt.problems import get_problem
+from fsopt.core import plugins, solvers
+from fsopt.tools import bench
+from fsopt.tools.cli import _method_clis
+from fsopt.tools.problems import get_problem
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 
@@ -31,7 +32,7 @@ def plugin_env(tmp_path_factory):
 
 
 def _fsopt(env, *args, cwd=None):
-    result = subprocess.run([sys.executable, "-m", "fsopt.cli", *args], env=env, cwd=cwd,
+    result = subprocess.run([sys.executable, "-m", "fsopt.tools.cli", *args], env=env, cwd=cwd,
                             capture_output=True, text=True, timeout=600)
     assert result.returncode == 0, result.stderr
     return result.stdout
@@ -69,16 +70,18 @@ def _entry_points(monkeypatch, *points):
 def test_backend_entry_points_register_a_class_and_name_a_broken_plugin(monkeypatch):
     _entry_points(monkeypatch, ("LBFGSB2", "fsopt.logo.lbfgsb:LBFGSB", plugins.BACKENDS))
     registered = []
-    plugins.load_backends(registered.append)
+    monkeypatch.setattr(solvers, "register_backend", registered.append)
+    solvers.load_plugin_backends()
     assert [type(b).__name__ for b in registered] == ["LBFGSB"]
     _entry_points(monkeypatch, ("BROKEN", "no_such_module:Backend", plugins.BACKENDS))
     with pytest.raises(ValueError, match=r"fsopt plugin 'BROKEN' = 'no_such_module:Backend' \(group "
                                          r"fsopt.backends.*No module named 'no_such_module'"):
-        plugins.load_backends(registered.append)
+        solvers.load_plugin_backends()
 
 
 def test_method_entry_point_joins_run(monkeypatch):
-    _entry_points(monkeypatch, ("garrote2", "fsopt.logo", plugins.METHODS))
+    builtin = [(ep.name, ep.value, ep.group) for ep in plugins.entry_points(plugins.METHODS)]
+    _entry_points(monkeypatch, *builtin, ("garrote2", "fsopt.logo", plugins.METHODS))
     clis = _method_clis()
     assert clis["garrote2"] is clis["logo"] and {"lfs", "logo", "nmmkl"} <= set(clis)
 

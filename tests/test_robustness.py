@@ -11,11 +11,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from fsopt import LOGO, SolverFailed
-from fsopt.cli import main
+from fsopt.tools.cli import main
 from fsopt.datasets.spiral import make_spiral
 from fsopt.lfs import LFS
 from fsopt.nmmkl import NMMKL
-from fsopt.scaling import rescale, typical_spread
+from fsopt.core.scaling import rescale, typical_spread
 
 LFS_TINY = dict(alpha=2, tau=1, n_beta=2, n_rounding=5, random_state=0)
 

@@ -3,7 +3,8 @@ runs with a solver registered at run time."""
 import numpy as np
 import pytest
 
-from fsopt import solvers, verify, verify_mutants
+from fsopt.core import solvers
+from fsopt.tools import verify, verify_mutants
 from fsopt.lfs.lp import EpsilonMax
 
 CHECKS = sorted(verify.checks())
@@ -33,7 +34,7 @@ def test_every_mutant_is_caught_and_every_check_catches_one():
 
 
 def test_mutants_restore_everything():
-    from fsopt import margins
+    from fsopt.logo import margins
     from fsopt.lfs import rounding
     from fsopt.nmmkl.qcqp import MKLDual
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..validation import check_random_state_seed
+from ..core.validation import check_random_state_seed
 
 _SUFFIXES = (".csv.gz", ".csv")
 

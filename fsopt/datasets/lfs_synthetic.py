@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..validation import check_random_state_seed
+from ..core.validation import check_random_state_seed
 
 CLUSTERS = ("+", "◇", "o")
 EXPECTED = np.array([[True, False], [False, True], [True, True]])  # relevant set per cluster

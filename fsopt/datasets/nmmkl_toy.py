@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..validation import check_random_state_seed
+from ..core.validation import check_random_state_seed
 
 
 def make_nmmkl_toy(n_samples=500, shift=1.0, shared_noise=3.0, own_noise=0.3, z_shift=1.5,

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..validation import check_random_state_seed
+from ..core.validation import check_random_state_seed
 
 
 def make_spiral(n_per_class=230, n_irrelevant=0, turns=1.0, noise=0.05, random_state=None):

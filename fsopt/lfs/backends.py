@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import status as st
-from ..solvers import NativeBackend, check_highs_options, register_backend
+from ..core import status as st
+from ..core.solvers import NativeBackend, check_highs_options, register_backend
 
 _LFS_LPS = ("lfs_epsilon_max", "lfs_epsilon_constraint")
 

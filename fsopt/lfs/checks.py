@@ -24,9 +24,9 @@ import numpy as np
 
 from ..datasets import standardize
 from ..datasets.lfs_synthetic import make_lfs_synthetic
-from ..exceptions import SolverFailed
-from ..solvers import resolve_solver
-from ..verify import Margins, check, draws, log_uniform, probe
+from ..core.exceptions import SolverFailed
+from ..core.solvers import resolve_solver
+from ..core.checks import Margins, check, draws, log_uniform, probe
 from . import rounding, weights
 from .estimator import LFS
 from .lp import EpsilonConstraint, EpsilonMax

@@ -21,7 +21,7 @@ def run(args, problem, X, y) -> int:
 
     from ..datasets import standardize
     from .estimator import LFS
-    from ..cli import save_figure
+    from ..core.figures import save_figure
     from .plots import plot_lfs
 
     params = dict(problem.params)

@@ -9,9 +9,9 @@ from sklearn.utils import ClassifierTags
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from ..driver import FixedPointDriver
-from ..solvers import resolve_solver
-from ..validation import densify, validate_fit, validate_predict
+from ..core.driver import FixedPointDriver
+from ..core.solvers import resolve_solver
+from ..core.validation import densify, validate_fit, validate_predict
 from .lp import EpsilonConstraint, EpsilonMax
 from .method import LFSConfig, LFSFixedPoint
 from .regions import class_similarity, predict_labels

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..solvers import LP
-from ..subproblem import Subproblem
+from ..core.solvers import LP
+from ..core.subproblem import Subproblem
 
 
 def epsilon_max_closed_form(b, alpha):

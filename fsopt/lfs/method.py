@@ -8,7 +8,7 @@ update      for every representative point, in parallel: ε_max by (8), (9) over
 round       the driver's final stage: the hypersphere radius of each final set (impurity γ)
 The driver runs τ passes (theta = 0).  Rounding happens inside every pass because the next
 pass's weights need binary sets; see ``rounding.py``.
-X is divided by its typical spread (:mod:`fsopt.scaling`; σ is in those units, radii are mapped
+X is divided by its typical spread (:mod:`fsopt.core.scaling`; σ is in those units, radii are mapped
 back), and constant features (a = b = 0: free in (9), informative nowhere) are left out of the
 LPs and never selected.
 """
@@ -22,9 +22,9 @@ import numpy as np
 from joblib import Parallel, delayed, effective_n_jobs, parallel_config
 from tqdm.auto import tqdm
 
-from ..driver import FixedPointMethod, Step
-from ..scaling import check_finite, constant_features, rescale
-from ..solvers import resolve_solver
+from ..core.driver import FixedPointMethod, Step
+from ..core.scaling import check_finite, constant_features, rescale
+from ..core.solvers import resolve_solver
 from .lp import EpsilonConstraint, EpsilonMax
 from .regions import local_performance, sphere_radius
 from .rounding import round_solution
@@ -158,7 +158,7 @@ def _solve_chunk(indices, A, B, X, y_enc, class_counts, cfg, seeds):
 
 
 class LFSFixedPoint(FixedPointMethod):
-    """The pieces of Alg. 1 for :class:`fsopt.driver.FixedPointDriver`."""
+    """The pieces of Alg. 1 for :class:`fsopt.core.driver.FixedPointDriver`."""
 
     def __init__(self, X, y_enc, cfg: LFSConfig, seed: np.random.SeedSequence, n_jobs=None,
                  progress=False, backend=None):

@@ -1,7 +1,7 @@
 """LOGO's subproblems for ``fsopt bench``: the garrote problem of the first outer iteration."""
 import numpy as np
 
-from ..margins import expected_margins
+from .margins import expected_margins
 from .garrote import GarroteLogistic
 
 

@@ -20,9 +20,9 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
 from ..datasets.spiral import make_spiral
-from ..scaling import unit_scale
-from ..solvers import resolve_solver
-from ..verify import Margins, Outcome, check, draws, log_uniform, probe
+from ..core.scaling import unit_scale
+from ..core.solvers import resolve_solver
+from ..core.checks import Margins, Outcome, check, draws, log_uniform, probe
 from .estimator import LOGO
 from .garrote import GarroteLogistic
 
@@ -31,7 +31,7 @@ probe(KIND, lambda: GarroteLogistic(lam=1.0))
 
 
 def _margins(X, y, w, sigma):
-    from .. import margins  # looked up at call time: a planted bug patches the module
+    from . import margins  # looked up at call time: a planted bug patches the module
 
     return margins.expected_margins(X, y, w, sigma)
 
@@ -183,7 +183,7 @@ def sigma_infinity(quick, rng=None, solver=None):
     X, y = make_spiral(n, J, random_state=int(g.integers(2**31)))
     sigma = 1e4 * float(np.abs(X[:, None, :] - X[None, :, :]).sum(axis=2).max())
     est = LOGO(sigma=sigma, lam=lam, theta=1e-6, prune_below=None, solver=solver).fit(X, y)
-    scale = unit_scale(X)  # LOGO works on X in units of its typical spread (fsopt.scaling)
+    scale = unit_scale(X)  # LOGO works on X in units of its typical spread (fsopt.core.scaling)
     ref = GarroteLogistic(lam=lam, Z=uniform_margins(X / scale, y)).solve(
         "GRADIENT", tol=1e-10, fallback=("clarabel-tight",)).solution["w"]
     changes = [h.change for h in est.history_]

@@ -15,7 +15,7 @@ def add_arguments(parser):
 def run(args, problem, X, y) -> int:
     from ..datasets import standardize
     from .estimator import LOGO
-    from ..cli import save_figure
+    from ..core.figures import save_figure
     from .plots import plot_logo
 
     params = dict(problem.params)

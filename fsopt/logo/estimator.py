@@ -11,11 +11,11 @@ from sklearn.feature_selection import SelectorMixin
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted
 
-from ..chunked import check_blockwise, is_blockwise
-from ..driver import FixedPointDriver
-from ..scaling import rescale, unit_scale
-from ..solvers import resolve_solver
-from ..validation import check_data, validate_fit
+from ..core.blocks import check_blockwise, is_blockwise
+from ..core.driver import FixedPointDriver
+from ..core.scaling import rescale, unit_scale
+from ..core.solvers import resolve_solver
+from ..core.validation import check_data, validate_fit
 from .garrote import GarroteLogistic
 from .method import LogoFixedPoint
 
@@ -58,7 +58,7 @@ class LOGO(SelectorMixin, BaseEstimator):
     Attributes
     ----------
     weights_ : (n_features,) learned weights, 0 for pruned features.
-    history_ : list of :class:`fsopt.driver.Iteration` (θ_t, objective, solve records, and the
+    history_ : list of :class:`fsopt.core.driver.Iteration` (θ_t, objective, solve records, and the
         features eliminated / re-entered after each iteration: ``n_dropped``, ``n_reentered``).
     n_iter_, converged_ : outer iterations done, and whether θ_t < theta was reached with the
         final check over all features passed (no eliminated feature would enter).
@@ -114,7 +114,7 @@ class LOGO(SelectorMixin, BaseEstimator):
         checked = () if self.check_against is None else (self.check_against,)
         for name in (self.solver, *self.fallback, *checked):
             resolve_solver(name, subproblem, self.solver_options)  # names and options, before work
-        x_scale = unit_scale(X)  # σ in units of X's typical spread (fsopt.scaling) ...
+        x_scale = unit_scale(X)  # σ in units of X's typical spread (fsopt.core.scaling) ...
         stat_scale = x_scale  # ... applied inside the statistics: X is not copied, unless
         if not 1e-100 < x_scale < 1e100 and not is_blockwise(X):  # sums of |x_n − x_i| could overflow
             X, stat_scale = rescale(X)[0], 1.0

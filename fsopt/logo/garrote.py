@@ -11,9 +11,9 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import expit
 
-from ..scaling import check_finite
-from ..solvers import EXP
-from ..subproblem import Subproblem
+from ..core.scaling import check_finite
+from ..core.solvers import EXP
+from ..core.subproblem import Subproblem
 
 
 class GarroteLogistic(Subproblem):

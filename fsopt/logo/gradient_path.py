@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import expit
 
-from ..solvers import NativeBackend, register_backend
+from ..core.solvers import NativeBackend, register_backend
 
 
 def gradient_path(Z, lam, v0=None, tol=1e-6, max_iter=100_000, armijo=1e-4, stall=500):

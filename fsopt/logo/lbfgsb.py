@@ -12,8 +12,8 @@ from __future__ import annotations
 import numpy as np
 from scipy.optimize import Bounds, minimize
 
-from .. import status as st
-from ..solvers import NativeBackend, register_backend
+from ..core import status as st
+from ..core.solvers import NativeBackend, register_backend
 
 _WORKING_SET_FROM = 2000  # features; below this the full problem is solved directly
 

@@ -26,10 +26,10 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import expit
 
-from ..chunked import column_ranges, take_columns
-from ..driver import FixedPointMethod, Step
-from ..exceptions import SolverFailed
-from ..margins import margin_coefficients, signed_abs_sum
+from ..core.blocks import column_ranges, take_columns
+from ..core.driver import FixedPointMethod, Step
+from ..core.exceptions import SolverFailed
+from .margins import margin_coefficients, signed_abs_sum
 
 _CHUNK_ELEMENTS = 2**24  # N × columns per streamed block of z̄ (128 MiB of float64)
 _HELD_ELEMENTS = 2**27  # N × columns of z̄ held in memory (1 GiB of float64), unless the working

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..validation import check_data
+from ..core.validation import check_data
 
 
 def fisher_score(X, y):

@@ -18,8 +18,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..solvers import resolve_solver
-from ..verify import Margins, check, draws, log_uniform, probe
+from ..core.solvers import resolve_solver
+from ..core.checks import Margins, check, draws, log_uniform, probe
 from .estimator import NMMKL
 from .qcqp import MKLDual
 from .recovery import PrimalRecoveryLP

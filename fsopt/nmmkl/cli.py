@@ -61,7 +61,7 @@ def run(args, problem, X, y) -> int:
               f"solve {r.solve_time:.3f} s  certificate {r.residual:.2e} ({'ok' if r.certified else 'NOT certified'})")
     print(f"total fit time {total:.2f} s")
     if args.plot:
-        from ..cli import save_figure
+        from ..core.figures import save_figure
         from .plots import plot_nmmkl
 
         save_figure(plot_nmmkl(est, names=[names[k] for k in keep] if names else None), args.plot)

@@ -10,9 +10,9 @@ from sklearn.utils import ClassifierTags
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted
 
-from ..driver import FixedPointDriver
-from ..solvers import resolve_solver
-from ..validation import validate_fit
+from ..core.driver import FixedPointDriver
+from ..core.solvers import resolve_solver
+from ..core.validation import validate_fit
 from .method import NMMKLMethod
 
 
@@ -44,7 +44,7 @@ class NMMKL(SelectorMixin, BaseEstimator):
     partition_ : (d,) array of "A", "B", "C" (eqs 10–12).
     bound_ : Theorem 6's bound on ω(p_alg)/ω(p̃*) (inf when it gives none).
     diagnostics_ : Corollary 2 / KKT residuals and the LP-vs-cone agreement of p.
-    history_ : list of :class:`fsopt.driver.Iteration`; its ``records`` are the two SolveRecords.
+    history_ : list of :class:`fsopt.core.driver.Iteration`; its ``records`` are the two SolveRecords.
     classes_ : the two labels; classes_[1] is coded +1.
     n_features_in_, feature_names_in_ : as in scikit-learn (names when X is a DataFrame).
     """

@@ -25,9 +25,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import status as st
-from ..exceptions import SolverFailed
-from ..solvers import NativeBackend, register_backend
+from ..core import status as st
+from ..core.exceptions import SolverFailed
+from ..core.solvers import NativeBackend, register_backend
 from .qcqp import MKLDual, scale_rows
 
 

@@ -2,7 +2,7 @@
 
 update: solve the QCQP (8), partition the features by τ_i (eqs 9–12), recover p by the LP (15);
 the iterate is the recovered relaxed p.  round: A plus the best of B (Theorem 5).
-X is divided by its typical spread (:mod:`fsopt.scaling`): τ, C and the scores τ_i are in those
+X is divided by its typical spread (:mod:`fsopt.core.scaling`): τ, C and the scores τ_i are in those
 units, and the selection does not depend on the units of X.  Constant features get τ_i = 0 and
 are never selected (asking for more features than there are non-constant ones is an error).
 The diagnostics check Corollary 2 and the KKT conditions of Theorem 1 in NumPy.
@@ -12,9 +12,9 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from ..driver import FixedPointMethod, Step
-from ..scaling import constant_features, rescale
-from ..solvers import resolve_solver
+from ..core.driver import FixedPointMethod, Step
+from ..core.scaling import constant_features, rescale
+from ..core.solvers import resolve_solver
 from .qcqp import MKLDual
 from .recovery import PrimalRecoveryLP
 from .rounding import partition, select, theorem6_bound

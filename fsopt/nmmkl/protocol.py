@@ -29,7 +29,7 @@ def tune(estimator, X, y, grid=None, folds=5, random_state=0, prefilter=None, sc
     from sklearn.pipeline import Pipeline
     from sklearn.svm import SVC
 
-    from ..experiments.selectors import TopK, make_scaler
+    from ..core.selectors import TopK, make_scaler
     from .baselines import fisher_score
 
     grid = {k: list(v) for k, v in (grid or DEFAULT_GRID).items() if k in ("C", "tau")}

@@ -23,9 +23,9 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from ..scaling import check_finite
-from ..solvers import SOC
-from ..subproblem import Subproblem
+from ..core.scaling import check_finite
+from ..core.solvers import SOC
+from ..core.subproblem import Subproblem
 
 
 class MKLDual(Subproblem):

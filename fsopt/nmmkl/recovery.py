@@ -23,8 +23,8 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from ..solvers import LP
-from ..subproblem import Subproblem
+from ..core.solvers import LP
+from ..core.subproblem import Subproblem
 
 
 class PrimalRecoveryLP(Subproblem):

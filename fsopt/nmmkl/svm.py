@@ -4,7 +4,7 @@
 is twice the standard SVC dual  max eᵀα − ½(α∘y)ᵀK'(α∘y)  with the precomputed kernel
 K' = K(p) + τI = X_S X_Sᵀ + τI (S = the selected features), so LIBSVM gives α and ω(p).
 Used for Corollary 3 (m = d) and for the exhaustive search of (4) behind Theorem 6.
-X is taken in units of its typical spread (:func:`fsopt.scaling.rescale`), as NMMKL does, so τ
+X is taken in units of its typical spread (:func:`fsopt.core.scaling.rescale`), as NMMKL does, so τ
 and C mean the same here and there.
 """
 from __future__ import annotations
@@ -13,14 +13,14 @@ from itertools import combinations
 
 import numpy as np
 
-from ..scaling import rescale
+from ..core.scaling import rescale
 
 
 def svm_dual(X, y, C=1.0, tau=1.0, features=None, tol=1e-10):
     """(ω(p), α) of (3) for p = indicator of ``features`` (all features when None)."""
     from sklearn.svm import SVC
 
-    X = rescale(np.asarray(X, dtype=float))[0]  # NMMKL's units (fsopt.scaling)
+    X = rescale(np.asarray(X, dtype=float))[0]  # NMMKL's units (fsopt.core.scaling)
     Xs = X if features is None else X[:, np.asarray(features)]
     K = Xs @ Xs.T + tau * np.eye(X.shape[0])
     svc = SVC(C=C, kernel="precomputed", tol=tol, max_iter=-1).fit(K, y)

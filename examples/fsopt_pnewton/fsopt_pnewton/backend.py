@@ -16,7 +16,7 @@ import numpy as np
 from scipy.linalg import LinAlgError, cho_factor, cho_solve
 from scipy.special import expit
 
-from fsopt.solvers import NativeBackend
+from fsopt.core.solvers import NativeBackend
 
 
 class ProjectedNewton(NativeBackend):

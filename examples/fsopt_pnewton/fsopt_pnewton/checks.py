@@ -4,8 +4,8 @@ import numpy as np
 
 from fsopt.datasets.spiral import make_spiral
 from fsopt.logo import GarroteLogistic
-from fsopt.margins import expected_margins
-from fsopt.verify import Outcome, check
+from fsopt.logo.margins import expected_margins
+from fsopt.core.checks import Outcome, check
 
 
 @check("PNEWTON garrote", "projected Newton reaches Clarabel's optimum of LOGO (7) within 30 iterations")

@@ -7,9 +7,9 @@ A package extends fsopt, with no change to fsopt, by declaring entry points in i
     PNEWTON = "my_plugin.backend:ProjectedNewton"
     [project.entry-points."fsopt.methods"]     # a method package, laid out like fsopt/logo/:
     mymethod = "my_plugin.mymethod"            #   cli.py (fsopt run), bench.py, checks.py
-    [project.entry-points."fsopt.checks"]      # a module whose @fsopt.verify.check functions
+    [project.entry-points."fsopt.checks"]      # a module whose @fsopt.tools.verify.check functions
     my_plugin = "my_plugin.checks"             #   join fsopt verify
-    [project.entry-points."fsopt.problems"]    # a package holding problem *.toml files
+    [project.entry-points."fsopt.tools.problems"]    # a package holding problem *.toml files
     my_plugin = "my_plugin.problems"
 
 A subproblem kind needs no entry point: it is a :class:`fsopt.Subproblem` subclass that a
@@ -21,10 +21,9 @@ import importlib
 import importlib.metadata
 import importlib.resources
 import importlib.util
-import pkgutil
 from pathlib import Path
 
-BACKENDS, METHODS, CHECKS, PROBLEMS = "fsopt.backends", "fsopt.methods", "fsopt.checks", "fsopt.problems"
+BACKENDS, METHODS, CHECKS, PROBLEMS = "fsopt.backends", "fsopt.methods", "fsopt.checks", "fsopt.tools.problems"
 
 
 def entry_points(group: str) -> list:
@@ -37,22 +36,21 @@ def load(ep):
     try:
         return ep.load()
     except Exception as exc:  # noqa: BLE001 - a broken plugin is named, whatever broke it
-        dist = getattr(ep.dist, "name", "?") if getattr(ep, "dist", None) else "?"
         raise ValueError(f"fsopt plugin {ep.name!r} = {ep.value!r} (group {ep.group}, distribution "
-                         f"{dist}) cannot be loaded: {type(exc).__name__}: {exc}") from exc
+                         f"{_distribution(ep)}) cannot be loaded: {type(exc).__name__}: {exc}") from exc
 
 
 def method_packages() -> dict[str, str]:
-    """{method name: package}: fsopt's own method packages, then those of the ``fsopt.methods``
-    entry points (a plugin cannot replace a built-in method)."""
-    import fsopt
-
-    found = {info.name: f"fsopt.{info.name}" for info in pkgutil.iter_modules(fsopt.__path__)
-             if info.ispkg and any(importlib.util.find_spec(f"fsopt.{info.name}.{part}")
-                                   for part in ("cli", "bench", "checks"))}
-    for ep in entry_points(METHODS):
+    """{method name: package} from the ``fsopt.methods`` entry points: fsopt's own methods are
+    declared there too (its ``pyproject.toml``), and a plugin cannot replace one of them."""
+    found = {}
+    for ep in sorted(entry_points(METHODS), key=lambda ep: _distribution(ep) != "fsopt"):
         found.setdefault(ep.name, ep.value.partition(":")[0])
     return found
+
+
+def _distribution(ep) -> str:
+    return getattr(ep.dist, "name", "?") if getattr(ep, "dist", None) else "?"
 
 
 def method_module(method: str, part: str):
@@ -68,7 +66,7 @@ def method_module(method: str, part: str):
 
 
 def problem_dirs() -> list[Path]:
-    """The folders of the ``fsopt.problems`` entry points (each a package of *.toml files)."""
+    """The folders of the ``fsopt.tools.problems`` entry points (each a package of *.toml files)."""
     dirs = []
     for ep in entry_points(PROBLEMS):
         module = ep.value.partition(":")[0]
@@ -84,21 +82,3 @@ def load_checks():
     """Import every ``fsopt.checks`` entry point (its ``@check`` functions register themselves)."""
     for ep in entry_points(CHECKS):
         load(ep)
-
-
-def load_backends(register):
-    """Register every ``fsopt.backends`` entry point: a Backend subclass (instantiated), an
-    instance, or a module that registers its backends on import."""
-    from .solvers import Backend
-
-    for ep in entry_points(BACKENDS):
-        obj = load(ep)
-        if isinstance(obj, type) and issubclass(obj, Backend):
-            obj = obj()
-        if isinstance(obj, Backend):
-            if not obj.name:
-                raise ValueError(f"fsopt plugin {ep.name!r}: backend {type(obj).__name__} has no name")
-            register(obj)
-        elif not hasattr(obj, "__path__") and not hasattr(obj, "__file__"):
-            raise ValueError(f"fsopt plugin {ep.name!r} = {ep.value!r} (group {BACKENDS}) is neither "
-                             f"a Backend subclass, a Backend instance nor a module")

@@ -16,9 +16,9 @@ PROTOCOLS = {m.NAME: m for m in (logo_microarray, logo_uci, nmmkl_uci, lfs_table
 
 
 def _generated():
-    from ..datasets.lfs_synthetic import make_lfs_synthetic
-    from ..datasets.nmmkl_toy import make_nmmkl_toy
-    from ..datasets.spiral import make_spiral
+    from ...datasets.lfs_synthetic import make_lfs_synthetic
+    from ...datasets.nmmkl_toy import make_nmmkl_toy
+    from ...datasets.spiral import make_spiral
 
     return {"spiral": lambda: make_spiral(random_state=0),
             "nmmkl-toy": lambda: make_nmmkl_toy(random_state=0),
@@ -28,7 +28,7 @@ def _generated():
 def load_data(source, data_dir=None):
     """``(X, y, name)``: a generated set (spiral, nmmkl-toy, lfs-synthetic; seed 0), ``wdbc``, a CSV
     file in the shared/data format, or a name found in ``data_dir`` / the default data directories."""
-    from ..datasets import load_dataset
+    from ...datasets import load_dataset
 
     generated = _generated()
     if str(source) in generated:

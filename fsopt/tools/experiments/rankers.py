@@ -10,7 +10,7 @@ from sklearn.linear_model import LogisticRegressionCV
 
 from .evaluate import fit_ranker, pipeline_error, top_k_errors
 from .relieff import ReliefF
-from .selectors import TopK
+from ...core.selectors import TopK
 
 
 def baseline_rankers(inner_folds, random_state):

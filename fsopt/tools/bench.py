@@ -22,8 +22,8 @@ Every installed backend and profile that can solve a kind is run on it, ``repeat
 all of one (solver, instance) pair in one fresh process (a per-solve timeout, that process's peak
 memory).  Every (solver, instance) pair left
 out gets a row with status ``skipped`` and the ``reason``.  Statuses come from
-:mod:`fsopt.status`; a solve is *solved* only when its NumPy certificate holds.  Cells already in
-``results.jsonl`` are not rerun.  Summary, plots and report: :mod:`fsopt.bench_report`.
+:mod:`fsopt.core.status`; a solve is *solved* only when its NumPy certificate holds.  Cells already in
+``results.jsonl`` are not rerun.  Summary, plots and report: :mod:`fsopt.tools.bench_report`.
 """
 from __future__ import annotations
 
@@ -41,7 +41,7 @@ from pathlib import Path
 
 import numpy as np
 
-from . import status as st
+from ..core import status as st
 
 COLUMNS = ["problem", "kind", "size", "solver", "repetition", "budget", "tol", "max_iter", "status",
            "reason", "solved", "objective", "certificate", "certified", "error_to_reference",
@@ -92,7 +92,7 @@ def _instance(problem, size):
 def _hook(problem):
     """``[bench] subproblems = "module:function"`` (an importable module, else ``module.py``
     beside the problem file, loaded without touching sys.path), else the method's ``bench``."""
-    from .plugins import method_module
+    from ..core.plugins import method_module
 
     target = problem.extra["bench"].get("subproblems")
     if target is None:
@@ -121,7 +121,7 @@ def _importable(name) -> bool:
 
 def _backend(name):
     """(Backend, profile options) for a backend or profile name; ValueError listing valid names."""
-    from .solvers import backends, profiles
+    from ..core.solvers import backends, profiles
 
     registry, profs = backends(), profiles()
     if name.upper() in registry:
@@ -145,7 +145,7 @@ def _skip_reason(name, subproblem):
 
 
 def _all_solvers():
-    from .solvers import backends, profiles
+    from ..core.solvers import backends, profiles
 
     return sorted(backends()) + sorted(profiles())
 
@@ -187,7 +187,7 @@ def plan(problem_names=None, solvers=None, quick=False, repeat=1):
 
 
 def _materialize(entry):
-    from .subproblem import Subproblem
+    from ..core.subproblem import Subproblem
 
     return entry if isinstance(entry, Subproblem) else entry()
 
@@ -203,7 +203,7 @@ def run_cell(cell: Cell, timeout: float) -> list[dict]:
     if multiprocessing.current_process().daemon:  # e.g. a daemonic dask worker: no children
         return _solve_cell(cell)
     ctx = multiprocessing.get_context("forkserver")
-    ctx.set_forkserver_preload(["fsopt", "fsopt.bench"])
+    ctx.set_forkserver_preload(["fsopt", "fsopt.tools.bench"])
     receive, send = ctx.Pipe(duplex=False)
     env = {k: v for k, v in os.environ.items() if k.startswith("FSOPT_")}  # the fork server's are stale
     proc = ctx.Process(target=_child, args=(cell, send, env))
@@ -260,7 +260,7 @@ def _solve_cell(cell: Cell, emit=None) -> list[dict]:
 
 
 def _solve(sp, cell, solve) -> dict:
-    from .exceptions import SolverFailed
+    from ..core.exceptions import SolverFailed
 
     _, budget, value = solve
     kwargs = {} if budget == DEFAULT else {budget: value}
@@ -390,7 +390,7 @@ def _finished(cell, logged) -> bool:
 def run(out="bench-results", quick=False, problem_names=None, solvers=None, timeout=300.0,
         n_jobs=1, dask=None, progress=True, repeat=1, shift=10.0):
     """Run (or resume) a study; returns the tidy pandas DataFrame and writes results.csv,
-    results.parquet, summary.md, the plots and report.html (:func:`fsopt.bench_report.write`)."""
+    results.parquet, summary.md, the plots and report.html (:func:`fsopt.tools.bench_report.write`)."""
     import joblib
     import pandas as pd
     from tqdm.auto import tqdm

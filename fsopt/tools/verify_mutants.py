@@ -21,7 +21,8 @@ from unittest import mock
 
 import numpy as np
 
-from . import solvers, verify
+from ..core import solvers
+from . import verify
 
 
 @dataclass
@@ -90,7 +91,7 @@ def _lbfgsb_early(stack):
 
 
 def _probabilities(transform):
-    from . import margins
+    from ..logo import margins
 
     real = margins.neighbor_probabilities
     return lambda D, y, sigma: transform(real, D, y, sigma)
@@ -99,7 +100,7 @@ def _probabilities(transform):
 @mutant("kernel width x4 (LOGO)", "LOGO", "neighbor probabilities with 4σ instead of σ (wrong kernel width)",
         targets=("LOGO margins (3)-(5)",))
 def _logo_width(stack):
-    from . import margins
+    from ..logo import margins
 
     _patch(stack, margins, "neighbor_probabilities", _probabilities(lambda f, D, y, s: f(D, y, 4 * s)))
 
@@ -107,7 +108,7 @@ def _logo_width(stack):
 @mutant("probabilities ignore w", "LOGO", "neighbor probabilities uniform (σ = inf): margins independent of w",
         targets=("LOGO Thm 2",))
 def _logo_uniform(stack):
-    from . import margins
+    from ..logo import margins
 
     _patch(stack, margins, "neighbor_probabilities", _probabilities(lambda f, D, y, s: f(D, y, np.inf)))
 
@@ -115,14 +116,14 @@ def _logo_uniform(stack):
 @mutant("hits and misses swapped", "LOGO", "nearest-hit and nearest-miss probabilities exchanged",
         targets=("LOGO sample complexity",))
 def _logo_swapped(stack):
-    from . import margins
+    from ..logo import margins
 
     _patch(stack, margins, "neighbor_probabilities", _probabilities(lambda f, D, y, s: f(D, y, s)[::-1]))
 
 
 # --- NMMKL -----------------------------------------------------------------------------------------
 def _extract_then(transform):
-    from .nmmkl.qcqp import MKLDual
+    from ..nmmkl.qcqp import MKLDual
 
     real = MKLDual._extract
     return lambda self, problem, variables: transform(self, real(self, problem, variables))
@@ -130,7 +131,7 @@ def _extract_then(transform):
 
 @mutant("QCQP alpha x(1+1e-3)", "NMMKL", "α of (8) perturbed by a relative 1e-3", targets=("NMMKL Cor. 3",))
 def _alpha_perturbed(stack):
-    from .nmmkl.qcqp import MKLDual
+    from ..nmmkl.qcqp import MKLDual
 
     _patch(stack, MKLDual, "_extract", _extract_then(lambda sp, out: {**out, "alpha": out["alpha"] * (1 + 1e-3)}))
 
@@ -140,7 +141,7 @@ def _alpha_perturbed(stack):
 def _drop_balance(stack):
     import cvxpy as cp
 
-    from .nmmkl.qcqp import MKLDual
+    from ..nmmkl.qcqp import MKLDual
 
     real = MKLDual._build
 
@@ -154,7 +155,7 @@ def _drop_balance(stack):
 @mutant("cone multipliers halved", "NMMKL", "p_cone read as half the cone duals (mis-scaled dual of (8))",
         targets=("NMMKL Cor. 2",))
 def _p_halved(stack):
-    from .nmmkl.qcqp import MKLDual
+    from ..nmmkl.qcqp import MKLDual
 
     _patch(stack, MKLDual, "_extract", _extract_then(lambda sp, out: {**out, "p_cone": 0.5 * out["p_cone"]}))
 
@@ -162,7 +163,7 @@ def _p_halved(stack):
 @mutant("Thm 6 bound sign", "NMMKL", "Theorem 6 bound 1/(1 + σ_max) instead of 1/(1 − σ_max) (wrong sign)",
         targets=("NMMKL Thm 6",))
 def _bound_sign(stack):
-    from .nmmkl import method
+    from ..nmmkl import method
 
     real = method.theorem6_bound
 
@@ -177,7 +178,7 @@ def _bound_sign(stack):
 @mutant("ranking reversed", "NMMKL", "A/B/C partition ranks τ_i ascending (the m smallest are selected)",
         targets=("NMMKL Thm 5",))
 def _ranking_reversed(stack):
-    from .nmmkl import method
+    from ..nmmkl import method
 
     real = method.partition
     _patch(stack, method, "partition", lambda tau_i, m, tie_tol=1e-6: real(tau_i.max() - tau_i, m, tie_tol))
@@ -198,7 +199,7 @@ def _lfs_nonoptimal(stack):
 @mutant("(9) drops b'f >= eps", "LFS", "(9) passed to HiGHS without the row bᵀf ≥ ε (a dropped constraint)",
         targets=("LFS feasibility",))
 def _lfs_drop_row(stack):
-    from .lfs.lp import EpsilonConstraint
+    from ..lfs.lp import EpsilonConstraint
 
     real = EpsilonConstraint.lp_data
 
@@ -231,7 +232,7 @@ def _topk_off_by_one(stack):
 @mutant("kernel width x4 (LFS)", "LFS", "weights (10) computed with 4σ (wrong kernel width)",
         targets=("LFS weights (10)",))
 def _lfs_width(stack):
-    from .lfs import weights
+    from ..lfs import weights
 
     real = weights.neighbour_weights
     _patch(stack, weights, "neighbour_weights", lambda X, y, sets, sigma=1.0: real(X, y, sets, 4 * sigma))
@@ -240,7 +241,7 @@ def _lfs_width(stack):
 @mutant("rounding keeps the costliest", "LFS", "randomized rounding keeps the feasible candidate of largest aᵀf",
         targets=("LFS rounding",))
 def _rounding_costliest(stack):
-    from .lfs import rounding
+    from ..lfs import rounding
 
     real = rounding.round_solution
 
@@ -295,7 +296,7 @@ def run(quick=True, exhaustive=False, baseline=None, echo=print) -> Table:
 def raw_solves():
     """Checks see each solver's own result: no polish or re-solve of a rejected solve, so that a
     planted bug is caught by a check instead of being repaired by the certificate policy."""
-    from .subproblem import Subproblem
+    from ..core.subproblem import Subproblem
 
     saved, Subproblem.refine_by_default = Subproblem.refine_by_default, False
     try:

@@ -37,7 +37,7 @@ REFINE_FLOOR = 1e-12  # ... but not below this
 class SolveRecord:
     """Everything one solve produced: solution, objective, timings and the NumPy certificate.
 
-    ``status`` belongs to :mod:`fsopt.status`; a solve the solver called successful but whose
+    ``status`` belongs to :mod:`fsopt.core.status`; a solve the solver called successful but whose
     certificate failed has status ``rejected_certificate`` and the solver's word in
     ``solver_status``.  ``stage`` is "solve", "polish" (the native polish of a rejected solution)
     or "refine" (the re-solve at a tighter tolerance).

@@ -1,17 +1,13 @@
-"""LOGO statistics on X that does not sit in memory as one NumPy array (issue 11 "Past one
-machine", issue 12 sparse X).
+"""Reading X one column block at a time, for statistics that are sums over feature columns.
 
-The statistics are sums over feature columns: the weighted distances are a sum of per-block N×N
-partial sums, and z̄ of a column depends on that column and the N×N probabilities only.  So X is
-read one column block at a time:
-
-- a dask array (column-chunked): the partial distances and the z̄ blocks are dask tasks, one per
-  chunk, run by ``dask.compute`` — on the active ``dask.distributed`` client when there is one;
+- a dask array (column-chunked): one task per chunk (``dask_blocks``), run by ``dask_compute`` —
+  on the active ``dask.distributed`` client when there is one;
 - a zarr array or an h5py dataset (out of core on one machine): blocks are read in turn, the next
-  block while the compiled kernels work on this one;
+  block while the caller works on this one (``column_blocks``);
 - scipy.sparse CSC/CSR: one column block is densified at a time, never N×J.
 
-Only one block of X, the N×N matrices and z̄ of the requested columns are in memory.
+Block widths are whole multiples of ``KERNEL_COLUMNS`` (the compiled kernels' column block), so a
+sum over blocks runs in the same order as over one NumPy array.
 """
 from __future__ import annotations
 
@@ -21,14 +17,15 @@ import numpy as np
 import scipy.sparse as sp
 
 _BLOCK_BYTES = 2**25  # ~32 MiB of X per block when the store has no chunking of its own
+KERNEL_COLUMNS = 128  # block widths are multiples of this (the statistics kernels' column block)
 
 
 def is_blockwise(X):
     """True for the inputs read one column block at a time: dask, zarr, h5py, scipy.sparse."""
-    return sp.issparse(X) or isinstance(X, ColumnSubset) or _kind(X) is not None
+    return sp.issparse(X) or isinstance(X, ColumnSubset) or store_kind(X) is not None
 
 
-def _kind(X):
+def store_kind(X):
     module = type(X).__module__ + "."
     return next((k.split(".")[0] for k in ("dask.array.", "zarr.", "h5py.") if module.startswith(k)),
                 None)
@@ -47,7 +44,7 @@ def take_columns(X, mask):
     """X[:, mask] without reading a zarr/h5py store and without densifying sparse X."""
     if isinstance(X, ColumnSubset):
         return ColumnSubset(X.base, X.index[mask])
-    if _kind(X) in ("zarr", "h5py"):
+    if store_kind(X) in ("zarr", "h5py"):
         return ColumnSubset(X, np.flatnonzero(mask))
     if sp.issparse(X):
         return sp.csc_array(X)[:, np.flatnonzero(mask)]
@@ -80,15 +77,13 @@ def column_blocks(X, width=None):
 
 def _block_width(X):
     """The store's column chunk, else ~_BLOCK_BYTES of X, rounded up to whole kernel blocks."""
-    from .margins import _BLOCK
-
     chunks = getattr(X.base if isinstance(X, ColumnSubset) else X, "chunks", None)
     if isinstance(X, ColumnSubset) or not chunks:
         width = _BLOCK_BYTES // (8 * X.shape[0])
     else:
         col = chunks[1]  # dask: a tuple of chunk widths; zarr/h5py: one width
         width = int(col[0] if isinstance(col, tuple) else col)
-    return max(1, -(-width // _BLOCK)) * _BLOCK
+    return max(1, -(-width // KERNEL_COLUMNS)) * KERNEL_COLUMNS
 
 
 def column_ranges(X):
@@ -111,70 +106,36 @@ def _read(X, j0, j1):
         block = X[:, j0:j1].toarray()
     else:
         block = np.asarray(X[:, j0:j1])
-    return np.ascontiguousarray(block, dtype=_float_type(X.dtype))
+    return np.ascontiguousarray(block, dtype=float_type(X.dtype))
 
 
-def _float_type(dtype):
+def float_type(dtype):
     return np.float32 if dtype == np.float32 else np.float64
 
 
-def weighted_manhattan_blockwise(X, w):
-    """D = Σ_blocks D_block with D_block[n, i] = Σ_{j ∈ block} w_j |x_nj − x_ij|, for w ≥ 0, in float64."""
-    from .margins import weighted_manhattan
-
-    if _kind(X) == "dask":
-        return _dask_sum([_delayed(_partial_distances)(blk, w[j0:j1])
-                          for j0, j1, blk in _dask_blocks(X)], X.shape[0])
-    D = np.zeros((X.shape[0], X.shape[0]))
-    for j0, j1, block in column_blocks(X):  # blocks aligned to the kernel's: D as in memory, bit for bit
-        weighted_manhattan(block, w[j0:j1], out=D)
-    return D
-
-
-def signed_abs_sum_blockwise(A, X):
-    """Z[:, block] = signed_abs_sum(A, X[:, block]) for each column block, in X's float type."""
-    from .margins import signed_abs_sum
-
-    dtype = _float_type(X.dtype)
-    if _kind(X) == "dask":
-        A = _delayed(A)  # one copy of the N×N matrix in the graph, shared by the tasks
-        parts = _dask_compute(*[_delayed(signed_abs_sum)(A, blk) for _, _, blk in _dask_blocks(X)])
-        return np.concatenate(parts, axis=1) if parts else np.zeros((X.shape[0], 0), dtype)
-    Z = np.empty(X.shape, dtype=dtype)
-    for j0, j1, block in column_blocks(X):
-        Z[:, j0:j1] = signed_abs_sum(A, block)
-    return Z
-
-
-def _partial_distances(block, w):
-    from .margins import weighted_manhattan
-
-    return weighted_manhattan(np.ascontiguousarray(block, dtype=_float_type(block.dtype)), w)
-
-
-def _dask_blocks(X):
+def dask_blocks(X):
     """(j0, j1, delayed block) per column chunk of a dask array, each chunk holding all rows."""
     X = X.rechunk({0: -1})
     ends = np.cumsum((0,) + X.chunks[1])
     return [(int(ends[k]), int(ends[k + 1]), blk) for k, blk in enumerate(X.to_delayed()[0])]
 
 
-def _delayed(obj):
+def delayed(obj):
     import dask
 
     return dask.delayed(obj, pure=True)
 
 
-def _dask_sum(parts, N):
+def dask_tree_sum(parts, N):
     """Pairwise (tree) sum of the partial distance matrices, so no task gathers them all."""
-    add = _delayed(np.add)
+    add = delayed(np.add)
     while len(parts) > 1:
         parts = [add(*parts[k:k + 2]) if k + 1 < len(parts) else parts[k]
                  for k in range(0, len(parts), 2)]
-    return _dask_compute(parts[0])[0] if parts else np.zeros((N, N))
+    return dask_compute(parts[0])[0] if parts else np.zeros((N, N))
 
 
-def _dask_compute(*tasks):
+def dask_compute(*tasks):
     """Run on the active dask.distributed client if any; else in this process, one chunk at a
     time (the compiled kernels already use every core)."""
     import dask
@@ -197,8 +158,8 @@ def check_blockwise(X, what="X"):
         raise ValueError(f"{what} is empty: shape {tuple(X.shape)}")
     if np.dtype(X.dtype).kind not in "biuf":
         raise TypeError(f"{what} must be numeric; got dtype {X.dtype}")
-    if _kind(X) == "dask":
-        found = _dask_compute(*[_delayed(_first_non_finite)(blk, j0) for j0, _, blk in _dask_blocks(X)])
+    if store_kind(X) == "dask":
+        found = dask_compute(*[delayed(_first_non_finite)(blk, j0) for j0, _, blk in dask_blocks(X)])
     else:
         found = (_first_non_finite(block, j0) for j0, _, block in column_blocks(X))
     bad = next((f for f in found if f is not None), None)

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 from sklearn.model_selection import LeaveOneOut, StratifiedKFold, StratifiedShuffleSplit
 
-from ..datasets import add_irrelevant_features
+from ...datasets import add_irrelevant_features
 
 
 def random_splits(y, n_splits, train_size, random_state):

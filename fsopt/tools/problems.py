@@ -13,7 +13,7 @@ A problem names a method, where its data come from and the method's parameters::
     [params]                   # estimator parameters
     sigma = 2.0
 
-Adding a problem is adding such a file (or shipping it in a plugin, see :mod:`fsopt.plugins`);
+Adding a problem is adding such a file (or shipping it in a plugin, see :mod:`fsopt.core.plugins`);
 nothing in fsopt/ changes.
 """
 from __future__ import annotations
@@ -26,7 +26,7 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .datasets import add_irrelevant_features, load_dataset
+from ..datasets import add_irrelevant_features, load_dataset
 
 
 @dataclass
@@ -65,8 +65,8 @@ class Problem:
 
 def problem_dirs() -> list[Path]:
     """``$FSOPT_PROBLEMS_PATH``, fsopt's own ``problems/``, then the plugins' (entry points
-    ``fsopt.problems``), in that order of precedence."""
-    from .plugins import problem_dirs as plugin_dirs
+    ``fsopt.tools.problems``), in that order of precedence."""
+    from ..core.plugins import problem_dirs as plugin_dirs
 
     dirs = [Path(p) for p in os.environ.get("FSOPT_PROBLEMS_PATH", "").split(os.pathsep) if p]
     dirs.append(Path(str(importlib.resources.files("fsopt._problems"))))

@@ -24,6 +24,8 @@ from dataclasses import dataclass, field
 from numbers import Integral, Real
 from pathlib import Path
 
+from . import plugins
+
 LP, SOC, EXP = "LP", "SOC", "EXP"
 COMMON_OPTIONS = frozenset({"tol", "max_iter", "verbose"})
 
@@ -240,10 +242,28 @@ def _load_plugins():
         return
     with _PLUGINS["lock"]:
         if not _PLUGINS["loaded"]:
-            from .plugins import load_backends
-
-            load_backends(register_backend)
+            load_plugin_backends()
             _PLUGINS["loaded"] = True
+
+
+def load_plugin_backends():
+    """Register every ``fsopt.backends`` entry point: a Backend subclass (instantiated), an
+    instance, or a module that registers its backends on import; a broken one is a ValueError
+    naming the plugin."""
+    for ep in plugins.entry_points(plugins.BACKENDS):
+        _register_plugin(ep, plugins.load(ep))
+
+
+def _register_plugin(ep, obj):
+    if isinstance(obj, type) and issubclass(obj, Backend):
+        obj = obj()
+    if isinstance(obj, Backend):
+        if not obj.name:
+            raise ValueError(f"fsopt plugin {ep.name!r}: backend {type(obj).__name__} has no name")
+        register_backend(obj)
+    elif not hasattr(obj, "__path__") and not hasattr(obj, "__file__"):
+        raise ValueError(f"fsopt plugin {ep.name!r} = {ep.value!r} (group {plugins.BACKENDS}) is "
+                         f"neither a Backend subclass, a Backend instance nor a module")
 
 
 def backends() -> dict[str, Backend]:

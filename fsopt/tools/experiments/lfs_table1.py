@@ -18,11 +18,11 @@ from sklearn.pipeline import Pipeline
 from sklearn.svm import SVC
 from tqdm.auto import tqdm
 
-from .. import LFS
+from ... import LFS
 from .evaluate import error_percent
 from .rankers import Curves, all_features_error, baseline_rankers
 from .results import curve_rows, row
-from .selectors import make_scaler
+from ...core.selectors import make_scaler
 from .splits import inner_cv, random_splits, with_irrelevant
 
 NAME = "lfs-table1"

@@ -1,7 +1,7 @@
 """The outputs of a solver study: tables, plots and one self-contained ``report.html``.
 
 :func:`write` puts in the study's folder ``results.csv``, ``results.parquet``, ``summary.md``
-(:func:`fsopt.bench_stats.summary`), ``performance_profile.png``, ``error_vs_time.png``,
+(:func:`fsopt.tools.bench_stats.summary`), ``performance_profile.png``, ``error_vs_time.png``,
 ``time_vs_size.png`` and ``report.html`` (the plots as base64 PNG, the tables, the environment,
 the full results filterable in plain JavaScript; no file or network access when opened).
 """
@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from .bench_stats import TAUS, instance_times, performance_profile, sgm_table, summary
-from .status import SKIPPED
+from ..core.status import SKIPPED
 
 PLOTS = {"performance_profile.png": "Performance profiles (Dolan & Moré 2002)",
          "error_vs_time.png": "Objective error to the reference along each solver's schedule",
@@ -127,7 +127,7 @@ def plot_sizes(frame) -> bytes:
 
 def environment() -> dict:
     """Versions of fsopt, cvxpy, numpy and each solver's package; CPU; date (UTC)."""
-    from .solvers import backends
+    from ..core.solvers import backends
 
     env = {"date (UTC)": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M:%S"),
            "python": platform.python_version(), "platform": platform.platform(),

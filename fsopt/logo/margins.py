@@ -7,17 +7,17 @@ each |x_n − x_i| computed once for both rows, column blocks spread over the co
 array; the distances likewise (rows paired so both cores get equal work).  float32 input is
 kept in float32 (opt-in: half the memory; z̄ agrees with float64 to 1e-4 of its largest entry,
 tested); anything else is computed in float64.  X that is not one NumPy array (dask, zarr, h5py,
-scipy.sparse) is summed one column block at a time by :mod:`fsopt.chunked`.
+scipy.sparse) is summed one column block at a time (:mod:`fsopt.core.blocks`).
 """
 from __future__ import annotations
 
 import numba
 import numpy as np
 
-from .chunked import (is_blockwise, signed_abs_sum_blockwise, take_columns,
-                      weighted_manhattan_blockwise)
+from ..core.blocks import (KERNEL_COLUMNS, column_blocks, dask_blocks, dask_compute, dask_tree_sum,
+                          delayed, float_type, is_blockwise, store_kind, take_columns)
 
-_BLOCK = 128  # columns per block of the distances: X[:, block] stays in cache
+_BLOCK = KERNEL_COLUMNS  # columns per block of the distances: X[:, block] stays in cache
 _Z_BLOCK = 512  # at most this many columns per task of z̄: the per-pair work amortized over more
 # columns, 1.04–1.55× (float64) and 1.25–1.3× (float32) the speed of 128 per core in three runs of
 # benchmarks/fma_peak.py; 1024 was faster in some runs and slower in one (float64)
@@ -207,3 +207,32 @@ def _tile(A, X, Z, n, i, j0, j1):
         z1[j] += s1 + cd1 * d1
         z2[j] += s2 + cd2 * d2
         z3[j] += s3 + cd3 * d3
+
+
+# --- X read one column block at a time (dask, zarr, h5py, scipy.sparse) ----------------------
+def weighted_manhattan_blockwise(X, w):
+    """D = Σ_blocks D_block with D_block[n, i] = Σ_{j ∈ block} w_j |x_nj − x_ij|, for w ≥ 0, in float64."""
+    if store_kind(X) == "dask":
+        return dask_tree_sum([delayed(_partial_distances)(blk, w[j0:j1])
+                          for j0, j1, blk in dask_blocks(X)], X.shape[0])
+    D = np.zeros((X.shape[0], X.shape[0]))
+    for j0, j1, block in column_blocks(X):  # blocks aligned to the kernel's: D as in memory, bit for bit
+        weighted_manhattan(block, w[j0:j1], out=D)
+    return D
+
+
+def signed_abs_sum_blockwise(A, X):
+    """Z[:, block] = signed_abs_sum(A, X[:, block]) for each column block, in X's float type."""
+    dtype = float_type(X.dtype)
+    if store_kind(X) == "dask":
+        A = delayed(A)  # one copy of the N×N matrix in the graph, shared by the tasks
+        parts = dask_compute(*[delayed(signed_abs_sum)(A, blk) for _, _, blk in dask_blocks(X)])
+        return np.concatenate(parts, axis=1) if parts else np.zeros((X.shape[0], 0), dtype)
+    Z = np.empty(X.shape, dtype=dtype)
+    for j0, j1, block in column_blocks(X):
+        Z[:, j0:j1] = signed_abs_sum(A, block)
+    return Z
+
+
+def _partial_distances(block, w):
+    return weighted_manhattan(np.ascontiguousarray(block, dtype=float_type(block.dtype)), w)

@@ -7,7 +7,7 @@ import numpy as np
 from sklearn.base import clone
 from sklearn.pipeline import Pipeline
 
-from .selectors import make_scaler, ranking
+from ...core.selectors import make_scaler, ranking
 
 
 def error_percent(estimator, X, y):

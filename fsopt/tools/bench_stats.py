@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .status import SKIPPED
+from ..core.status import SKIPPED
 
 INSTANCE = ["problem", "kind", "size"]
 TAUS = np.logspace(0, 3, 301)  # τ ∈ [1, 10³]

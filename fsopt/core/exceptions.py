@@ -5,7 +5,7 @@ import math
 class SolverFailed(RuntimeError):
     """No solve of a subproblem ended in a certified solution.
 
-    Carries the subproblem, the last solver tried, its status (from :mod:`fsopt.status`) and
+    Carries the subproblem, the last solver tried, its status (from :mod:`fsopt.core.status`) and
     certificate residual (NaN when the solver returned no solution), and every attempt made
     (solves, polishes and refinements, over the fallback list).
     """

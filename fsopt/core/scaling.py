@@ -26,7 +26,7 @@ def constant_features(X) -> np.ndarray:
 def typical_spread(X) -> float:
     """Median standard deviation of the non-constant columns of X (overflow-safe), read one column
     block at a time (dense, sparse, dask, zarr or h5py X; no copy of X)."""
-    from .chunked import column_blocks
+    from .blocks import column_blocks
 
     if sp.issparse(X):
         return _typical_spread_sparse(X)

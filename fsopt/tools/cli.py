@@ -10,21 +10,12 @@ import argparse
 import sys
 from pathlib import Path
 
-from .exceptions import SolverFailed
-
-
-def save_figure(fig, path) -> None:
-    """Write a method's Figure to ``path`` and release it: the library returns Figures, only the
-    command line writes files."""
-    import matplotlib.pyplot as plt
-
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+from ..core.exceptions import SolverFailed
 
 
 def _method_clis() -> dict:
     """{method: its ``cli`` module}, fsopt's own methods and the plugins' (``fsopt.methods``)."""
-    from .plugins import method_module, method_packages
+    from ..core.plugins import method_module, method_packages
 
     found = {}
     for method in method_packages():
@@ -35,7 +26,7 @@ def _method_clis() -> dict:
 
 
 def _cmd_solvers(args) -> int:
-    from . import solvers as reg
+    from ..core import solvers as reg
 
     print(f"{'name':10} {'installed':9} {'cones / solves':34} description")
     for name, b in sorted(reg.backends().items()):

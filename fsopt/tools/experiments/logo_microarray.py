@@ -11,10 +11,10 @@ import numpy as np
 from sklearn.neighbors import KNeighborsClassifier
 from tqdm.auto import tqdm
 
-from .. import LOGO
+from ... import LOGO
 from .rankers import Curves, all_features_error, baseline_rankers
 from .results import curve_rows, row
-from .selectors import TopK
+from ...core.selectors import TopK
 from .splits import loocv_splits
 
 NAME = "logo-microarray"

@@ -17,12 +17,12 @@ from sklearn.pipeline import Pipeline
 from sklearn.svm import SVC, LinearSVC
 from tqdm.auto import tqdm
 
-from .. import NMMKL
-from ..nmmkl.baselines import fisher_score
+from ... import NMMKL
+from ...nmmkl.baselines import fisher_score
 from .evaluate import error_percent
 from .relieff import ReliefF
 from .results import row
-from .selectors import TopK, make_scaler
+from ...core.selectors import TopK, make_scaler
 from .splits import inner_cv, random_splits
 
 NAME = "nmmkl-uci"
