@@ -37,17 +37,19 @@ class WorkingSetMKL(NativeBackend):
     description = ("nmmkl_qcqp (8): feature working set (constraint generation on the sum of the m "
                    "largest tau_i), restricted QCQP by Clarabel; same NumPy duality-gap certificate")
     default_tol = 1e-10
+    tol_meaning = ("tolerance of the inner Clarabel solves of the restricted (8) (duality gap and "
+                   "feasibility); the working set stops when (*) holds exactly")
 
     def supports(self, subproblem):
         return subproblem.name == MKLDual.name
 
     def solve(self, subproblem, tol=None, max_iter=None, verbose=False, grow=None, gap_tol=1e-6,
               inner="CLARABEL"):
-        """Working-set rounds at inner tolerance ``tol`` (default 1e-10) until (*) holds (or
+        """Working-set rounds at inner tolerance ``tol`` (default ``default_tol``) until (*) holds (or
         ``max_iter`` rounds); then, if the certificate residual exceeds ``gap_tol``, the final
         restricted problem once more at tolerance 1e-12.  Status "optimal" when (*) holds and the
         full certificate residual is ≤ ``gap_tol``."""
-        tol = 1e-10 if tol is None else tol
+        tol = self.default_tol if tol is None else tol
         Z, y, m = subproblem.Z, subproblem.y, subproblem.m
         d = Z.shape[1]
         grow = max(2 * m, 20) if grow is None else int(grow)
