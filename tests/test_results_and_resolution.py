@@ -12,6 +12,7 @@ import pytest
 import fsopt.core.solvers as solvers
 from fsopt import LFS, LOGO, NMMKL
 from fsopt.core.driver import FixedPointDriver
+from fsopt.datasets import add_irrelevant_features
 from fsopt.datasets.lfs_synthetic import make_lfs_synthetic
 from fsopt.datasets.nmmkl_toy import make_nmmkl_toy
 from fsopt.datasets.spiral import make_spiral
@@ -28,6 +29,12 @@ def _lfs_data():
     rounding that maps indices back to X's features twice would shift them."""
     X, y = make_lfs_synthetic(8, 8, 16, n_irrelevant=4, random_state=0)
     return np.insert(X, 2, 3.0, axis=1), y
+
+
+def _wide_toy():
+    """The NMMKL toy with 120 irrelevant features: MKLFAST needs several working-set rounds."""
+    X, y = make_nmmkl_toy(n_samples=120, random_state=1)
+    return add_irrelevant_features(X, 120, random_state=1), y
 
 
 def _garrote(seed):
@@ -135,10 +142,12 @@ def lookups(monkeypatch):
      {"LBFGSB", "CLARABEL", "GRADIENT"}),
     (lambda: (NMMKL(2, solver="CLARABEL", fallback=("ECOS",), lp_solver="HIGHS"),
               make_nmmkl_toy(n_samples=120, random_state=1)), {"CLARABEL", "ECOS", "HIGHS"}),
+    (lambda: (NMMKL(2, solver="MKLFAST", lp_solver="HIGHS"), _wide_toy()),
+     {"MKLFAST", "CLARABEL", "HIGHS"}),  # CLARABEL: MKLFAST's inner solver, for every round
     (lambda: (LFS(alpha=2, tau=2, n_beta=3, n_rounding=20, solver="HIGHSPY", eps_solver="TOPK",
                   check_solver="HIGHS", random_state=0, n_jobs=1), _lfs_data()),
      {"HIGHSPY", "TOPK", "HIGHS"}),
-], ids=["LOGO", "NMMKL", "LFS"])
+], ids=["LOGO", "NMMKL", "NMMKL-MKLFAST", "LFS"])
 def test_one_resolution_per_named_solver_per_fit(make, names, lookups):
     est, (X, y) = make()
     est.fit(X, y)

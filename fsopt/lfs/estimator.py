@@ -119,9 +119,9 @@ class LFS(ClassifierMixin, BaseEstimator):
         result = driver.run(method)
         fit = result.rounding  # an LFSResult
         self.fstar_, self.radius_ = fit.fstar, fit.radius
-        self.f_relaxed_ = fit.relaxed
-        self.beta_, self.eps_max_, self.local_score_ = fit.beta, fit.eps_max, fit.score
-        self.n_rounding_fallbacks_ = fit.n_fallbacks
+        self.f_relaxed_, self.beta_, self.eps_max_, self.local_score_ = (
+            fit.per_point(a) for a in ("relaxed", "beta", "eps_max", "score"))
+        self.n_rounding_fallbacks_ = int(fit.per_point("fallback").sum())
         self.history_ = result.history
         self.n_iter_ = result.n_iter
         records = [rec for h in result.history for rec in h.records]

@@ -172,32 +172,15 @@ class LFSResult:
     radius: np.ndarray
     points: tuple
 
-    @property
-    def relaxed(self) -> np.ndarray:
-        """(N, M) the LP solution of (9) at each point's chosen β."""
-        return np.vstack([r.relaxed for r in self.points])
-
-    @property
-    def beta(self) -> np.ndarray:
-        return np.array([r.beta for r in self.points])
-
-    @property
-    def eps_max(self) -> np.ndarray:
-        return np.array([r.eps_max for r in self.points])
-
-    @property
-    def score(self) -> np.ndarray:
-        return np.array([r.score for r in self.points])
-
-    @property
-    def n_fallbacks(self) -> int:
-        """Points where no rounding of any β was feasible."""
-        return int(sum(r.fallback for r in self.points))
+    def per_point(self, attribute) -> np.ndarray:
+        """``attribute`` of every point's :class:`PointResult`, stacked: ``relaxed`` (N × M, the
+        LP solution of (9) at the chosen β), ``beta``, ``eps_max``, ``score``, ``fallback``, ..."""
+        return np.array([getattr(r, attribute) for r in self.points])
 
     @property
     def max_check_gap(self) -> float:
         """Largest relative objective gap to ``check_solver`` (NaN without one)."""
-        gaps = np.array([r.check_gap for r in self.points])
+        gaps = self.per_point("check_gap")
         return float(np.nanmax(gaps)) if np.any(np.isfinite(gaps)) else np.nan
 
 
