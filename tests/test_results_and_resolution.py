@@ -18,7 +18,6 @@ from fsopt.datasets.nmmkl_toy import make_nmmkl_toy
 from fsopt.datasets.spiral import make_spiral
 from fsopt.lfs import EpsilonConstraint, LFSConfig, LFSFixedPoint, epsilon_max_closed_form, resolve_solvers
 from fsopt.logo import GarroteLogistic
-from fsopt.logo.checks import uniform_margins
 from fsopt.nmmkl import MKLDual, NMMKLMethod
 
 DOCS = Path(__file__).resolve().parents[1] / "docs" / "solvers.md"
@@ -38,9 +37,8 @@ def _wide_toy():
 
 
 def _garrote(seed):
-    """The garrote subproblem (7) at the uniform margins of a small spiral."""
-    X, y = make_spiral(n_per_class=20, n_irrelevant=3, random_state=seed)
-    return GarroteLogistic(lam=1.0, Z=uniform_margins(X, y))
+    """The garrote subproblem (7) at random margins z̄ (40 samples, 6 features)."""
+    return GarroteLogistic(lam=1.0, Z=np.random.default_rng(seed).normal(0.3, 1.0, (40, 6)))
 
 
 def _same(a, b):
