@@ -46,7 +46,7 @@ class IReliefFixedPoint(FixedPointMethod):
         record = self.subproblem.solve(self.solver, **self.solve_options)
         return Step(record.solution["w"], [record], record.objective)
 
-    def round(self, iterate, active):
+    def round(self, iterate, active, detail=None):
         k = iterate.size if self.n_select is None else self.n_select
         order = np.argsort(-iterate, kind="stable")[:k]
         return ReliefSelection(order, iterate[order])
