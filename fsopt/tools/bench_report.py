@@ -26,18 +26,22 @@ PLOTS = {"performance_profile.png": "Performance profiles (Dolan & Moré 2002)",
          "time_vs_size.png": "Median time of certified solves against size"}
 
 
-def write(frame, out, time_limit, shift=10.0):
-    """Write every output of the study ``frame`` into the folder ``out``."""
-    out = Path(out)
-    frame.to_csv(out / "results.csv", index=False)
-    frame.to_parquet(out / "results.parquet", index=False)
-    text = summary(frame, time_limit, shift)
-    (out / "summary.md").write_text(text)
+def write(frame, folder, time_limit, shift=10.0):
+    """Write every output of the study ``frame`` into ``folder`` (a
+    :class:`fsopt.tools.study_folder.StudyFolder`: each file replaced atomically, no link
+    followed), also when nothing was solved (the report then says so)."""
+    csv = io.StringIO()
+    frame.to_csv(csv, index=False)
+    folder.write("results.csv", csv.getvalue().encode())
+    parquet = io.BytesIO()
+    frame.to_parquet(parquet, index=False)
+    folder.write("results.parquet", parquet.getvalue())
+    folder.write("summary.md", summary(frame, time_limit, shift).encode())
     figures = {"performance_profile.png": plot_profiles(frame), "error_vs_time.png": plot_curves(frame),
                "time_vs_size.png": plot_sizes(frame)}
     for name, png in figures.items():
-        (out / name).write_bytes(png)
-    (out / "report.html").write_text(report_html(frame, figures, time_limit, shift))
+        folder.write(name, png)
+    folder.write("report.html", report_html(frame, figures, time_limit, shift).encode())
 
 
 def _figure(n):

@@ -57,7 +57,8 @@ def _cmd_bench(args) -> int:
 
     frame = bench.run(out=args.out, quick=args.quick, problem_names=args.problem,
                       solvers=args.solver, timeout=args.timeout, n_jobs=args.jobs,
-                      dask=args.dask, progress=not args.quiet, repeat=args.repeat, shift=args.shift)
+                      dask=args.dask, progress=not args.quiet, repeat=args.repeat, shift=args.shift,
+                      retry=args.retry, allow_hook_files=args.allow_hook_files)
     print(summary(frame, args.timeout, args.shift))
     print(f"{len(frame)} rows ({int(frame['solved'].sum())} certified solves); in {args.out}/: "
           f"results.csv, results.parquet, summary.md, performance_profile.png, error_vs_time.png, "
@@ -159,6 +160,10 @@ def build_parser(clis=None) -> argparse.ArgumentParser:
     b.add_argument("--jobs", type=int, default=1, help="parallel solves (joblib)")
     b.add_argument("--dask", default=None, metavar="ADDRESS",
                    help="run on a dask.distributed scheduler ('local' starts a local cluster)")
+    b.add_argument("--retry", default="", metavar="STATUS,...",
+                   help="run again the logged solves with these statuses (e.g. timeout,error)")
+    b.add_argument("--allow-hook-files", action="store_true",
+                   help="let [bench] subproblems = 'module:function' run module.py beside a problem file")
     b.add_argument("--quiet", action="store_true", help="no progress bar")
     v = sub.add_parser("verify", help="check the papers' theorems numerically (PASS/FAIL, worst slack)")
     v.add_argument("--quick", action="store_true", help="small instances")
