@@ -13,12 +13,15 @@ from pathlib import Path
 from ..core.exceptions import SolverFailed
 
 
-def _method_clis() -> dict:
-    """{method: its ``cli`` module}, fsopt's own methods and the plugins' (``fsopt.methods``)."""
+def _method_clis(only=None) -> dict:
+    """{method: its ``cli`` module}, fsopt's own methods and the plugins' (``fsopt.methods``);
+    with ``only``, just that method's (a plugin is imported only when a command needs it)."""
     from ..core.plugins import method_module, method_packages
 
     found = {}
     for method in method_packages():
+        if only is not None and method != only:
+            continue
         module = method_module(method, "cli")
         if module is not None:
             found[method] = module
@@ -101,6 +104,8 @@ def _cmd_experiment(args) -> int:
 def _cmd_run(args, clis) -> int:
     from .problems import get_problem
 
+    if args.method not in clis:
+        raise ValueError(f"method {args.method!r} has no cli module (its package provides none)")
     if args.plot:
         check_output_file(args.plot, "--plot")
     problem = get_problem(args.problem, args.method)
@@ -189,8 +194,11 @@ def build_parser(clis=None) -> argparse.ArgumentParser:
     e.add_argument("--quiet", action="store_true", help="no progress bar, no table")
     run = sub.add_parser("run", help="fit a method on a declared problem")
     msub = run.add_subparsers(dest="method", required=True)
-    for name, mod in sorted(clis.items()):
-        mp = msub.add_parser(name, help=(mod.__doc__ or name).splitlines()[0])
+    from ..core.plugins import method_packages
+
+    for name in sorted(set(clis) | set(method_packages())):
+        mod = clis.get(name)  # None: not loaded (not the method this command runs)
+        mp = msub.add_parser(name, help=(getattr(mod, "__doc__", None) or f"method {name}").splitlines()[0])
         mp.add_argument("--problem", required=True, help="a name from `fsopt problems`")
         mp.add_argument("--irrelevant", type=_nonnegative_int, default=None,
                         help="irrelevant N(0,1) features")
@@ -199,13 +207,21 @@ def build_parser(clis=None) -> argparse.ArgumentParser:
         mp.add_argument("--solver", default=None, help="backend or profile (see `fsopt solvers`)")
         mp.add_argument("--plot", default=None, metavar="FILE.png", help="save the method's figure")
         mp.add_argument("--quiet", action="store_true", help="no progress bar")
-        if hasattr(mod, "add_arguments"):
+        if mod is not None and hasattr(mod, "add_arguments"):
             mod.add_arguments(mp)
     return parser
 
 
+def _run_method(argv):
+    """METHOD of ``fsopt run METHOD ...`` (None for any other command)."""
+    words = [a for a in argv if not a.startswith("-")]
+    return words[1] if len(words) > 1 and words[0] == "run" else None
+
+
 def main(argv=None) -> int:
-    clis = _method_clis()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    method = _run_method(argv)
+    clis = _method_clis(method) if method is not None else {}
     args = build_parser(clis).parse_args(argv)
     try:
         if args.command == "solvers":
