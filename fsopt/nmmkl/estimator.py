@@ -12,7 +12,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..core.driver import FixedPointDriver
 from ..core.solvers import resolve_solver
-from ..core.validation import validate_fit
+from ..core.validation import transactional_fit, validate_fit
 from .method import NMMKLMethod
 
 
@@ -78,6 +78,7 @@ class NMMKL(SelectorMixin, BaseEstimator):
         self.alpha_tol = alpha_tol
         self.violation_weight = violation_weight
 
+    @transactional_fit
     def fit(self, X, y):
         self._validate_params()
         X, y = validate_fit(self, X, y, accept_sparse=("csr", "csc"))
