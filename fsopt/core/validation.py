@@ -18,6 +18,7 @@ def validate_fit(estimator, X, y, *, accept_sparse=False, min_per_class=1):
     Binary-only estimators say so through ``tags.classifier_tags.multi_class = False``; their y
     must then have exactly two classes.  Sparse X is accepted as CSR or CSC when ``accept_sparse``.
     """
+    check_open(X)
     X, y = validate_data(estimator, X, y, accept_sparse=accept_sparse, dtype=None,
                          ensure_all_finite=False)
     tags = get_tags(estimator).classifier_tags
@@ -57,9 +58,18 @@ def _reject_booleans(estimator):
 
 def validate_predict(estimator, X, *, accept_sparse=False):
     """X at predict/transform time: same checks, and the features (count, names) of fit."""
+    check_open(X)
     X = validate_data(estimator, X, reset=False, accept_sparse=accept_sparse, dtype=None,
                       ensure_all_finite=False)
     return _as_float(X)
+
+
+def check_open(X, what="X"):
+    """ValueError for an h5py dataset whose file is closed (h5py says only "RuntimeError: Unable
+    to synchronously get dataspace")."""
+    if type(X).__module__.startswith("h5py.") and hasattr(X, "id") and not X.id.valid:
+        raise ValueError(f"{what} is an h5py dataset whose file is closed; fit while the file is open "
+                         f"(inside `with h5py.File(...) as f:`) or read it first with X[:]")
 
 
 def densify(X, limit_bytes, who):

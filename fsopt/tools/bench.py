@@ -612,13 +612,14 @@ def run(out="bench-results", quick=False, problem_names=None, solvers=None, time
         check_main_guard()
     identity = {"study": "fsopt bench", "problems": sorted(problem_names) if problem_names else "all",
                 "solvers": sorted(set(solvers)) if solvers else "all", "quick": bool(quick)}
-    with StudyFolder(out, identity, check_row) as folder, contextlib.ExitStack() as stack:
+    with contextlib.ExitStack() as stack:
+        if dask:  # connected (or a clear error) before the folder is touched
+            _dask_client(dask, stack)
+            stack.enter_context(joblib.parallel_config(backend="dask"))
+        folder = stack.enter_context(StudyFolder(out, identity, check_row))
         done = _index(folder.rows())
         cells, skipped = plan(problem_names, solvers, quick, repeat, allow_hook_files)
         todo = [c for c in (_pending(c, done.get(c.key, {}), retry) for c in cells) if c is not None]
-        if dask:
-            _dask_client(dask, stack)
-            stack.enter_context(joblib.parallel_config(backend="dask"))
         parallel = joblib.Parallel(n_jobs=-1 if dask else n_jobs, return_as="generator_unordered")
         results = parallel(joblib.delayed(run_cell)(c, timeout) for c in todo)
         for rows in tqdm(results, total=len(todo), desc="bench", disable=not progress):
@@ -664,7 +665,16 @@ def _dask_client(address, stack):
             cluster = stack.enter_context(LocalCluster(n_workers=2, threads_per_worker=1,
                                                        processes=True, dashboard_address=None))
         return stack.enter_context(Client(cluster))
-    return stack.enter_context(Client(address))
+    try:
+        client = Client(address, timeout=f"{DASK_CONNECT_TIMEOUT}s")
+    except (OSError, TimeoutError) as exc:
+        raise ValueError(f"--dask {address}: no dask scheduler answered within {DASK_CONNECT_TIMEOUT} s "
+                         f"({type(exc).__name__}: {str(exc).splitlines()[0][:200] if str(exc) else ''}); "
+                         f"start one (dask scheduler) or use --dask local") from None
+    return stack.enter_context(client)
+
+
+DASK_CONNECT_TIMEOUT = 5
 
 
 def _json_default(value):

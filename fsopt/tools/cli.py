@@ -146,6 +146,16 @@ def _nonnegative_int(text):
     return value
 
 
+def _positive_int(text):
+    try:
+        value = int(text)
+    except ValueError:
+        value = None
+    if value is None or value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    return value
+
+
 def build_parser(clis=None) -> argparse.ArgumentParser:
     clis = _method_clis() if clis is None else clis
     parser = argparse.ArgumentParser(prog="fsopt", description=__doc__.splitlines()[0])
@@ -172,7 +182,7 @@ def build_parser(clis=None) -> argparse.ArgumentParser:
     b.add_argument("--quiet", action="store_true", help="no progress bar")
     v = sub.add_parser("verify", help="check the papers' theorems numerically (PASS/FAIL, worst slack)")
     v.add_argument("--quick", action="store_true", help="small instances")
-    v.add_argument("--instances", type=int, default=None, metavar="K",
+    v.add_argument("--instances", type=_positive_int, default=None, metavar="K",
                    help="run each check on K random seeded instances; report the worst slack")
     v.add_argument("--seed", type=int, default=0, help="seed of the random instances")
     v.add_argument("--solver", default=None, metavar="NAME",
