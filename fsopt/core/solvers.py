@@ -345,8 +345,8 @@ def _check_profile(spec, path) -> Profile:
         raise ValueError(f"{where}: name {prof.name!r} is the name of backend {prof.name.upper()}, "
                          f"which always wins; give the profile another name")
     if prof.backend not in _BACKENDS:
-        raise ValueError(f"{where}: backend = {spec['backend']!r} is not a registered backend; "
-                         f"registered: {', '.join(sorted(_BACKENDS))}")
+        raise ValueError(f"{where}: backend = {spec['backend']!r} names an unknown backend "
+                         f"{prof.backend!r}; registered: {', '.join(sorted(_BACKENDS))}")
     backend = _BACKENDS[prof.backend]
     if backend.installed():
         try:

@@ -549,12 +549,13 @@ def _index(rows) -> dict:
 
 
 def read_log(path) -> dict:
-    """{cell key: {(repetition, budget, value): row}} of a results.jsonl, every row validated;
-    a ValueError naming the file and line if one is not a row."""
+    """{cell key: {(repetition, budget, value): row}} of a results.jsonl, every row validated
+    (read only: a torn last line is left to the next run); a ValueError naming the file and line
+    if one is not a row."""
     path = Path(path)
     if not path.exists():
         return {}
-    return _index(StudyFolder(path.parent, {}, check_row, log_name=path.name).rows())
+    return _index(StudyFolder(path.parent, {}, check_row, log_name=path.name).rows(repair=False))
 
 
 def _cell_key(row):

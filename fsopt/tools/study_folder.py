@@ -99,9 +99,10 @@ class StudyFolder:
         with os.fdopen(fd, "rb") as fh:
             return fh.read()
 
-    def rows(self) -> list:
-        """The log's rows, each validated; a torn last line is dropped (and cut from the file)
-        with a notice; a complete last line without its newline gets one."""
+    def rows(self, repair=True) -> list:
+        """The log's rows, each validated; a torn last line is dropped (and, with ``repair``,
+        under the lock, cut from the file) with a notice; a complete last line without its
+        newline gets one (``repair``)."""
         if not self.log.exists() and not self.log.is_symlink():
             return []
         data = self.read(self.log.name)
@@ -111,10 +112,13 @@ class StudyFolder:
         if tail.strip():
             try:
                 rows.append(self._row(tail, len(lines) + 1))
-                self._append(b"\n")
+                if repair:
+                    self._append(b"\n")
             except ValueError as exc:
                 notice(f"{self.log}: dropped its last line, cut short by an interrupted run "
                        f"({len(tail)} bytes; {exc}); its solve runs again")
+                if not repair:
+                    return rows
                 fd = _open(self.log, os.O_WRONLY)
                 try:
                     os.ftruncate(fd, len(data) - len(tail))
