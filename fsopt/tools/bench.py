@@ -609,7 +609,7 @@ def run(out="bench-results", quick=False, problem_names=None, solvers=None, time
     for name in solvers or []:
         _backend(name)
     bench_problems = _bench_problems(problem_names)
-    if not dask:
+    if dask in (None, "local"):  # worker processes of this machine import the main script again
         check_main_guard()
     identity = {"study": "fsopt bench", "problems": sorted(problem_names) if problem_names else "all",
                 "solvers": sorted(set(solvers)) if solvers else "all", "quick": bool(quick)}
