@@ -9,7 +9,7 @@ A package extends fsopt, with no change to fsopt, by declaring entry points in i
     mymethod = "my_plugin.mymethod"            #   cli.py (fsopt run), bench.py, checks.py
     [project.entry-points."fsopt.checks"]      # a module whose @fsopt.tools.verify.check functions
     my_plugin = "my_plugin.checks"             #   join fsopt verify
-    [project.entry-points."fsopt.tools.problems"]    # a package holding problem *.toml files
+    [project.entry-points."fsopt.problems"]    # a package holding problem *.toml files
     my_plugin = "my_plugin.problems"
     [project.entry-points."fsopt.generators"]  # data generators a problem TOML may name
     my_data = "my_plugin.data:make_data"       #   generator = "my_data"
@@ -32,7 +32,7 @@ import importlib.resources
 import importlib.util
 from pathlib import Path
 
-BACKENDS, METHODS, CHECKS, PROBLEMS = "fsopt.backends", "fsopt.methods", "fsopt.checks", "fsopt.tools.problems"
+BACKENDS, METHODS, CHECKS, PROBLEMS = "fsopt.backends", "fsopt.methods", "fsopt.checks", "fsopt.problems"
 GENERATORS, BENCH_HOOKS = "fsopt.generators", "fsopt.bench_hooks"
 _REGISTERED = {GENERATORS: {}, BENCH_HOOKS: {}}  # filled by code only (register)
 
@@ -77,7 +77,7 @@ def method_module(method: str, part: str):
 
 
 def problem_dirs() -> list[Path]:
-    """The folders of the ``fsopt.tools.problems`` entry points (each a package of *.toml files)."""
+    """The folders of the ``fsopt.problems`` entry points (each a package of *.toml files)."""
     dirs = []
     for ep in entry_points(PROBLEMS):
         module = ep.value.partition(":")[0]
