@@ -34,7 +34,7 @@ def test_driver_runs_the_extension_and_finds_the_spiral():
 def test_bench_runs_the_extension(tmp_path, monkeypatch):
     monkeypatch.setenv("FSOPT_PROBLEMS_PATH", str(EXAMPLES))
     frame = bench.run(out=tmp_path, quick=True, problem_names=["elastic_net_spiral"],
-                      solvers=["CLARABEL", "ECOS"], progress=False)
+                      solvers=["CLARABEL", "ECOS"], progress=False, allow_hook_files=True)
     frame = frame[frame["budget"] == "default"]  # the study's point (not the tolerance schedule)
     assert set(frame["kind"]) == {"garrote_elastic_net"} and len(frame) == 6
     assert frame["solved"].all()

@@ -90,5 +90,5 @@ def test_a_hook_beside_its_problem_file_loads_without_touching_sys_path(monkeypa
     monkeypatch.setenv("FSOPT_PROBLEMS_PATH", str(EXAMPLES))
     monkeypatch.setattr(sys, "path", [p for p in sys.path if Path(p or ".").resolve() != EXAMPLES])
     before = list(sys.path)
-    hook = bench._hook(get_problem("elastic_net_spiral"))
+    hook = bench._hook(get_problem("elastic_net_spiral"), allow_files=True)
     assert hook.__name__ == "bench_subproblems" and sys.path == before

@@ -153,13 +153,18 @@ ALL_ZERO = "every weight is zero"  # LOGO's documented note on a certified w = 0
 @settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(n=st.integers(8, 14), d=st.integers(2, 4), seed=st.integers(0, 2**16),
        exponent=st.integers(-6, 6), constant=st.booleans(),
-       which=st.sampled_from(["logo", "nmmkl", "lfs"]))
-def test_random_data_certified_or_documented_error(n, d, seed, exponent, constant, which):
+       which=st.sampled_from(["logo", "nmmkl", "lfs"]),
+       labels=st.sampled_from(["int", "str", "object"]), refit=st.booleans())
+def test_random_data_certified_or_documented_error(n, d, seed, exponent, constant, which, labels, refit):
+    """... with labels as ints, strings or an object array of strings (a pandas column), and a
+    failed refit afterwards (unknown solver, another width) that leaves the fit intact."""
     rng = np.random.default_rng(seed)
     X = rng.standard_normal((n, d)) * 10.0 ** exponent
     if constant:
         X[:, 0] = 10.0 ** exponent
     y = rng.permutation(np.arange(n) % 2)
+    if labels != "int":
+        y = np.array(["no", "yes"], dtype=object if labels == "object" else str)[y]
     est = {"logo": LOGO(), "nmmkl": NMMKL(1), "lfs": LFS(**LFS_TINY)}[which]
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -173,3 +178,11 @@ def test_random_data_certified_or_documented_error(n, d, seed, exponent, constan
     assert not unexpected
     if caught:  # the one documented note: a certified all-zero LOGO solution
         assert which == "logo" and not est.weights_.any()
+    if refit:
+        before = {k: v for k, v in vars(est).items() if k.endswith("_")}
+        use = est.predict if which == "lfs" else lambda X: X[:, est.get_support()]  # no warning when empty
+        selected = use(X)
+        with pytest.raises(ValueError, match="unknown solver 'NOPE'"):
+            est.set_params(solver="NOPE").fit(np.hstack([X, X]), y)
+        assert est.n_features_in_ == d and set(before) == {k for k in vars(est) if k.endswith("_")}
+        np.testing.assert_array_equal(use(X), selected)

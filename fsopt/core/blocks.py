@@ -16,6 +16,8 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 import scipy.sparse as sp
 
+from .validation import check_open
+
 _BLOCK_BYTES = 2**25  # ~32 MiB of X per block when the store has no chunking of its own
 KERNEL_COLUMNS = 128  # block widths are multiples of this (the statistics kernels' column block)
 
@@ -152,6 +154,7 @@ def dask_compute(*tasks):
 def check_blockwise(X, what="X"):
     """Raise a ValueError/TypeError unless X is a non-empty 2-D numeric array of finite values,
     reading it one column block at a time (on the dask client for a dask array)."""
+    check_open(X, what)
     if len(X.shape) != 2:
         raise ValueError(f"{what} must be a 2-D array (samples x features); got {len(X.shape)}-D")
     if X.shape[0] == 0 or X.shape[1] == 0:

@@ -11,6 +11,15 @@ A package extends fsopt, with no change to fsopt, by declaring entry points in i
     my_plugin = "my_plugin.checks"             #   join fsopt verify
     [project.entry-points."fsopt.problems"]    # a package holding problem *.toml files
     my_plugin = "my_plugin.problems"
+    [project.entry-points."fsopt.generators"]  # data generators a problem TOML may name
+    my_data = "my_plugin.data:make_data"       #   generator = "my_data"
+    [project.entry-points."fsopt.bench_hooks"] # bench hooks a [bench] table may name
+    my_hook = "my_plugin.bench:subproblems"    #   subproblems = "my_hook"
+
+A TOML file is data: the generators and hooks it names resolve only through :func:`named`, i.e.
+what code registered (:func:`register`: fsopt's own, or a script's) and the entry points of
+installed packages; naming any other importable callable is an error that names the file.
+Entry points are read from the installed metadata and imported only when a command needs one.
 
 A subproblem kind needs no entry point: it is a :class:`fsopt.Subproblem` subclass that a
 method's or a problem's bench hook builds, and that a backend's ``supports`` accepts.
@@ -24,6 +33,8 @@ import importlib.util
 from pathlib import Path
 
 BACKENDS, METHODS, CHECKS, PROBLEMS = "fsopt.backends", "fsopt.methods", "fsopt.checks", "fsopt.problems"
+GENERATORS, BENCH_HOOKS = "fsopt.generators", "fsopt.bench_hooks"
+_REGISTERED = {GENERATORS: {}, BENCH_HOOKS: {}}  # filled by code only (register)
 
 
 def entry_points(group: str) -> list:
@@ -82,3 +93,38 @@ def load_checks():
     """Import every ``fsopt.checks`` entry point (its ``@check`` functions register themselves)."""
     for ep in entry_points(CHECKS):
         load(ep)
+
+
+def register(group: str, name: str, func):
+    """Let problem files name ``func`` as ``name`` in ``group`` (:data:`GENERATORS` or
+    :data:`BENCH_HOOKS`); returns ``func`` (usable as a decorator's body)."""
+    if group not in _REGISTERED:
+        raise ValueError(f"unknown group {group!r}; one of {', '.join(sorted(_REGISTERED))}")
+    if not isinstance(name, str) or not name or not callable(func):
+        raise TypeError(f"register({group!r}, name, func) needs a non-empty name and a callable; "
+                        f"got {name!r}, {type(func).__name__}")
+    _REGISTERED[group][name] = func
+    return func
+
+
+def registered(group: str) -> dict:
+    """{name: callable} registered by code in ``group`` (not the entry points)."""
+    return dict(_REGISTERED[group])
+
+
+def named(group: str, name, where: str):
+    """The callable ``name`` of ``group``: registered by code, else the installed entry point of
+    that name (or value), imported now; a ValueError naming ``where`` (the file and field) and
+    what is registered otherwise.  Nothing else is ever imported."""
+    if not isinstance(name, str):
+        raise ValueError(f"{where}: must be a string naming a registered callable; got {name!r}")
+    if name in _REGISTERED[group]:
+        return _REGISTERED[group][name]
+    for ep in entry_points(group):
+        if name in (ep.name, ep.value):
+            return load(ep)
+    known = sorted(_REGISTERED[group]) + [ep.name for ep in entry_points(group)]
+    raise ValueError(f"{where}: {name!r} is not a registered {group.split('.')[-1][:-1].replace('_', ' ')}; "
+                     f"a problem file names only callables that code registered "
+                     f"(fsopt.core.plugins.register) or an installed package declares (entry point "
+                     f"group {group!r}); known: {', '.join(known) or 'none'}")

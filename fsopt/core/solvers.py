@@ -335,13 +335,40 @@ def _read_profiles(paths) -> dict[str, Profile]:
                 spec = tomllib.load(fh)
         except tomllib.TOMLDecodeError as exc:
             raise ValueError(f"solver profile {path} is not valid TOML: {exc}") from None
-        if "backend" not in spec:
-            raise ValueError(f"solver profile {path} has no 'backend' entry")
-        prof = Profile(name=spec.get("name", path.stem), backend=str(spec["backend"]).upper(),
-                       options=dict(spec.get("options", {})),
-                       description=spec.get("description", ""), path=str(path))
+        prof = _check_profile(spec, path)
+        if prof.name.lower() in found:
+            raise ValueError(f"solver profile {path}: name {prof.name!r} is already the profile of "
+                             f"{found[prof.name.lower()].path}; give it another name")
         found[prof.name.lower()] = prof
     return found
+
+
+def _check_profile(spec, path) -> Profile:
+    """A Profile from a parsed file, or a ValueError naming the file and the field."""
+    where = f"solver profile {path}"
+    if "backend" not in spec:
+        raise ValueError(f"{where} has no 'backend' entry")
+    for key, kind in (("name", str), ("backend", str), ("description", str), ("options", dict)):
+        if key in spec and not isinstance(spec[key], kind):
+            raise ValueError(f"{where}: {key} = {spec[key]!r} must be a "
+                             f"{'table, e.g. [options] tol = 1e-9' if kind is dict else 'string'}")
+    prof = Profile(name=spec.get("name", path.stem), backend=spec["backend"].upper(),
+                   options=dict(spec.get("options", {})), description=spec.get("description", ""),
+                   path=str(path))
+    _load_plugins()
+    if prof.name.upper() in _BACKENDS:
+        raise ValueError(f"{where}: name {prof.name!r} is the name of backend {prof.name.upper()}, "
+                         f"which always wins; give the profile another name")
+    if prof.backend not in _BACKENDS:
+        raise ValueError(f"{where}: backend = {spec['backend']!r} names an unknown backend "
+                         f"{prof.backend!r}; registered: {', '.join(sorted(_BACKENDS))}")
+    backend = _BACKENDS[prof.backend]
+    if backend.installed():
+        try:
+            backend.check_options(prof.options)
+        except (ValueError, TypeError) as exc:
+            raise ValueError(f"{where}, [options]: {exc}") from None
+    return prof
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,8 @@
 """Input checks shared by the estimators: scikit-learn's ``validate_data`` (shapes, complex and
 empty input, ``y=None``, column-vector y, feature names, ``n_features_in_``) plus clear errors of
 our own (the NaN's row and column, the non-numeric entry, the class that is too small), all raised
-before any heavy work."""
+before any heavy work; :func:`transactional_fit` makes a failed fit leave the fitted state as it was."""
+import functools
 import numbers
 
 import numpy as np
@@ -17,6 +18,7 @@ def validate_fit(estimator, X, y, *, accept_sparse=False, min_per_class=1):
     Binary-only estimators say so through ``tags.classifier_tags.multi_class = False``; their y
     must then have exactly two classes.  Sparse X is accepted as CSR or CSC when ``accept_sparse``.
     """
+    check_open(X)
     X, y = validate_data(estimator, X, y, accept_sparse=accept_sparse, dtype=None,
                          ensure_all_finite=False)
     tags = get_tags(estimator).classifier_tags
@@ -25,11 +27,49 @@ def validate_fit(estimator, X, y, *, accept_sparse=False, min_per_class=1):
                                       who=type(estimator).__name__)
 
 
+def transactional_fit(fit):
+    """Decorator of an estimator's ``fit``: numeric parameters given as booleans are a TypeError
+    (``max_iter=True`` is not 1), and a fit that raises leaves every attribute as it was before
+    the call, so the previous fit stays intact and usable (scikit-learn: fitted state changes
+    only when ``fit`` succeeds)."""
+    @functools.wraps(fit)
+    def transaction(self, *args, **kwargs):
+        _reject_booleans(self)
+        before = dict(vars(self))
+        try:
+            return fit(self, *args, **kwargs)
+        except BaseException:
+            vars(self).clear()
+            vars(self).update(before)
+            raise
+    return transaction
+
+
+def _reject_booleans(estimator):
+    """TypeError for a bool given where the constraints accept numbers but not booleans."""
+    for name, constraints in getattr(estimator, "_parameter_constraints", {}).items():
+        value = getattr(estimator, name, None)
+        if not isinstance(value, (bool, np.bool_)) or "boolean" in constraints or bool in constraints:
+            continue
+        if any(getattr(c, "type", None) in (numbers.Integral, numbers.Real) or c in (numbers.Integral, numbers.Real)
+               for c in constraints):
+            raise TypeError(f"{type(estimator).__name__}: {name} must be a number, not a boolean; got {value!r}")
+
+
 def validate_predict(estimator, X, *, accept_sparse=False):
     """X at predict/transform time: same checks, and the features (count, names) of fit."""
+    check_open(X)
     X = validate_data(estimator, X, reset=False, accept_sparse=accept_sparse, dtype=None,
                       ensure_all_finite=False)
     return _as_float(X)
+
+
+def check_open(X, what="X"):
+    """ValueError for an h5py dataset whose file is closed (h5py says only "RuntimeError: Unable
+    to synchronously get dataspace")."""
+    if type(X).__module__.startswith("h5py.") and hasattr(X, "id") and not X.id.valid:
+        raise ValueError(f"{what} is an h5py dataset whose file is closed; fit while the file is open "
+                         f"(inside `with h5py.File(...) as f:`) or read it first with X[:]")
 
 
 def densify(X, limit_bytes, who):
@@ -65,7 +105,7 @@ def check_labels(y, *, min_per_class=1, binary=False, who="this method"):
     few = classes[counts < min_per_class]
     if few.size:
         raise ValueError(
-            f"class {few[0].item()!r} has {counts[counts < min_per_class][0]} sample(s); "
+            f"class {few.tolist()[0]!r} has {counts[counts < min_per_class][0]} sample(s); "
             f"each class needs at least {min_per_class}"
         )
     return y

@@ -65,6 +65,8 @@ def read_csv(path):
     import pandas as pd
 
     frame = pd.read_csv(path)
+    if frame.empty:
+        raise ValueError(f"{path}: has no data rows (columns {', '.join(map(str, frame.columns)) or 'none'})")
     if frame.shape[1] < 2:
         raise ValueError(f"{path}: needs at least one feature column and a label column")
     label_col = "label" if "label" in frame.columns else frame.columns[-1]

@@ -10,7 +10,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from ..core.driver import FixedPointDriver
-from ..core.validation import densify, validate_fit, validate_predict
+from ..core.validation import densify, transactional_fit, validate_fit, validate_predict
 from .method import LFSConfig, LFSFixedPoint, resolve_solvers
 from .regions import class_similarity, predict_labels
 
@@ -44,7 +44,7 @@ class LFS(ClassifierMixin, BaseEstimator):
         so ``with joblib.parallel_config(backend="dask"): est.fit(X, y)`` runs on the dask
         cluster of the current ``dask.distributed.Client``), "loky", "threading", "dask" (needs
         a Client) or any registered joblib backend.  Results do not depend on it.
-    random_state : seed of the rounding (None, an int or a RandomState).
+    random_state : seed of the rounding (None, an int, a RandomState or a numpy Generator).
     progress : show progress bars.
 
     LFS is a two-class method: y must have exactly two classes.  X may be dense or scipy.sparse;
@@ -77,7 +77,7 @@ class LFS(ClassifierMixin, BaseEstimator):
         "solver_options": [dict, None],
         "n_jobs": [Integral, None],
         "backend": [str, None],
-        "random_state": ["random_state"],
+        "random_state": ["random_state", np.random.Generator],
         "progress": ["boolean"],
     }
 
@@ -100,6 +100,7 @@ class LFS(ClassifierMixin, BaseEstimator):
         self.random_state = random_state
         self.progress = progress
 
+    @transactional_fit
     def fit(self, X, y):
         self._validate_params()
         X, y = validate_fit(self, X, y, accept_sparse=("csr", "csc"), min_per_class=2)
@@ -160,4 +161,6 @@ class LFS(ClassifierMixin, BaseEstimator):
 def _seed_sequence(random_state):
     if isinstance(random_state, np.random.RandomState):
         return np.random.SeedSequence(int(random_state.randint(2**31)))
+    if isinstance(random_state, np.random.Generator):
+        return np.random.SeedSequence(int(random_state.integers(2**63)))
     return np.random.SeedSequence(random_state)

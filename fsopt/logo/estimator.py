@@ -15,7 +15,7 @@ from ..core.blocks import check_blockwise, is_blockwise
 from ..core.driver import FixedPointDriver
 from ..core.scaling import rescale, unit_scale
 from ..core.solvers import resolve_solver
-from ..core.validation import check_data, validate_fit
+from ..core.validation import check_data, transactional_fit, validate_fit
 from .garrote import GarroteLogistic
 from .method import LogoFixedPoint
 
@@ -102,6 +102,7 @@ class LOGO(SelectorMixin, BaseEstimator):
         self.callback = callback
         self.progress = progress
 
+    @transactional_fit
     def fit(self, X, y):
         self._validate_params()
         if is_blockwise(X) and not sp.issparse(X):  # dask, zarr, h5py: checked block by block

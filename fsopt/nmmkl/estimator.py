@@ -11,7 +11,7 @@ from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted
 
 from ..core.driver import FixedPointDriver
-from ..core.validation import validate_fit
+from ..core.validation import transactional_fit, validate_fit
 from .method import NMMKLMethod
 
 
@@ -77,6 +77,7 @@ class NMMKL(SelectorMixin, BaseEstimator):
         self.alpha_tol = alpha_tol
         self.violation_weight = violation_weight
 
+    @transactional_fit
     def fit(self, X, y):
         self._validate_params()
         X, y = validate_fit(self, X, y, accept_sparse=("csr", "csc"))

@@ -12,9 +12,12 @@ A problem takes part when its TOML file has a ``[bench]`` table::
     iterations = [10, 30, 100]     # ... and/or per iteration budget (quick_tolerances, quick_iterations)
 
 and its method package has ``bench.subproblems(problem, X, y) -> {kind: Subproblem}`` (or the
-table names another hook, ``subproblems = "module:function"``: an importable module, or a file
-``module.py`` beside the problem file).  A hook may give a zero-argument callable instead of a
-Subproblem for a kind that is expensive to build; it is called only for the cells of that kind.
+table names another hook, ``subproblems = "name"``: a hook registered by code,
+``fsopt.core.plugins.register(BENCH_HOOKS, name, func)``, or an installed package's
+``fsopt.bench_hooks`` entry point; a file ``module.py`` beside the problem file for
+``"module:function"`` runs only when the user allows it, ``--allow-hook-files``).  A hook may give
+a zero-argument callable instead of a Subproblem for a kind that is expensive to build; it is
+called only for the cells of that kind.
 
 Every installed backend and profile that can solve a kind is run on it, ``repeat`` times (the
 ``repetition`` column), then along the convergence schedule (``budget`` = ``tol`` or
@@ -27,21 +30,26 @@ out gets a row with status ``skipped`` and the ``reason``.  Statuses come from
 """
 from __future__ import annotations
 
+import ast
 import contextlib
-import importlib
 import importlib.util
 import json
 import math
 import multiprocessing
 import os
+import pickle
 import resource
+import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from numbers import Integral, Real
 from pathlib import Path
 
 import numpy as np
 
+from ..core import plugins
 from ..core import status as st
+from .study_folder import StudyFolder
 
 COLUMNS = ["problem", "kind", "size", "solver", "repetition", "budget", "tol", "max_iter", "status",
            "reason", "solved", "objective", "certificate", "certified", "error_to_reference",
@@ -61,14 +69,63 @@ class Cell:
     solver: str
     repeat: int = 1
     points: tuple = ()
+    pending: tuple | None = None  # the solves still to run (None: all)
+    context: bytes = field(default=b"", compare=False, repr=False)  # pickled WorkerContext
 
     @property
     def key(self):
         return (self.problem, self.kind, int(self.size), self.solver)
 
     def solves(self):
-        """[(repetition, budget, value)] in the order they run."""
+        """[(repetition, budget, value)] of the study, in the order they run."""
         return [(r, DEFAULT, None) for r in range(self.repeat)] + [(0, b, v) for b, v in self.points]
+
+    def to_run(self):
+        """The solves this process runs: ``pending``, or all of them."""
+        return self.solves() if self.pending is None else list(self.pending)
+
+
+@dataclass
+class WorkerContext:
+    """What a worker process needs that a fresh ``import fsopt`` does not give it: the cell's
+    backend (it may have been registered at run time), the generators and hooks registered by
+    code, and whether hook files beside problem files may run."""
+
+    backend: object = None
+    named: dict = field(default_factory=dict)  # {group: {name: callable}}
+    allow_hook_files: bool = False
+
+    def install(self):
+        from ..core.solvers import register_backend
+
+        if self.backend is not None:
+            register_backend(self.backend)
+        for group, funcs in self.named.items():
+            for name, func in funcs.items():
+                plugins.register(group, name, func)
+
+
+def _context(solver, allow_hook_files) -> bytes:
+    """The pickled :class:`WorkerContext` of a solver's cells; a ValueError saying how to make a
+    backend or hook sendable when it cannot be pickled."""
+    backend, _ = _backend(solver)
+    named = {g: plugins.registered(g) for g in (plugins.GENERATORS, plugins.BENCH_HOOKS)}
+    sent = [(f"backend {backend.name}", backend, type(backend).__module__)]
+    sent += [(f"{g.split('.')[-1][:-1].replace('_', ' ')} {n!r}", f, getattr(f, "__module__", ""))
+             for g, funcs in named.items() for n, f in funcs.items()]
+    for what, obj, module in sent:
+        if module == "__main__" and not getattr(sys.modules.get("__main__"), "__file__", None):
+            raise ValueError(f"fsopt bench cannot send {what} to its worker processes: it is defined "
+                             f"in an interactive session, which they cannot import; define it in a "
+                             f"module (or install it as a plugin, entry point {plugins.BACKENDS})")
+        try:
+            pickle.dumps(obj)
+        except Exception as exc:  # noqa: BLE001 - whatever pickling raises, say how to fix it
+            raise ValueError(f"fsopt bench cannot send {what} to its worker processes ({type(exc).__name__}: "
+                             f"{exc}); define it at the top level of an importable module (or of the "
+                             f"script, under an `if __name__ == \"__main__\":` guard) with picklable "
+                             f"attributes, or install it as a plugin (entry point {plugins.BACKENDS})") from None
+    return pickle.dumps(WorkerContext(backend, named, allow_hook_files))
 
 
 def _bench_problems(names=None):
@@ -80,18 +137,49 @@ def _bench_problems(names=None):
         if missing:
             raise ValueError(f"problem(s) {missing} have no [bench] table; benchable: {sorted(found)}")
         found = {n: found[n] for n in names}
+    for problem in found.values():
+        _check_bench_table(problem)
     return found
 
 
-def _instance(problem, size):
+def _check_bench_table(problem):
+    """ValueError naming the file and field of a [bench] table that cannot plan a study."""
+    bench, where = problem.extra["bench"], f"problem file {problem.path}, [bench]"
+    if not isinstance(bench, dict):
+        raise ValueError(f"{where} must be a table")
+    if "sizes" not in bench:
+        raise ValueError(f"{where} has no 'sizes' (a list of positive integers, e.g. sizes = [50, 500])")
+    for key in ("sizes", "quick_sizes"):
+        sizes = bench.get(key, [1])
+        if (not isinstance(sizes, list) or not sizes
+                or not all(isinstance(v, Integral) and not isinstance(v, bool) and v > 0 for v in sizes)):
+            raise ValueError(f"{where} {key} = {sizes!r}: must be a non-empty list of positive integers")
+    for key in ("tolerances", "quick_tolerances"):
+        values = bench.get(key, [1.0])
+        if not isinstance(values, list) or not all(isinstance(v, Real) and not isinstance(v, bool)
+                                                   and 0 < v < math.inf for v in values):
+            raise ValueError(f"{where} {key} = {values!r}: must be a list of positive numbers")
+    for key in ("iterations", "quick_iterations"):
+        values = bench.get(key, [1])
+        if not isinstance(values, list) or not all(isinstance(v, Integral) and not isinstance(v, bool)
+                                                   and v > 0 for v in values):
+            raise ValueError(f"{where} {key} = {values!r}: must be a list of positive integers")
+    for key in ("size", "reference", "subproblems"):
+        if key in bench and not isinstance(bench[key], str):
+            raise ValueError(f"{where} {key} = {bench[key]!r}: must be a string")
+
+
+def _instance(problem, size, allow_hook_files=False):
     bench = problem.extra["bench"]
     X, y = problem.load(**{bench.get("size", "n_irrelevant"): int(size)})
-    return _hook(problem)(problem, X, y)
+    return _hook(problem, allow_hook_files)(problem, X, y)
 
 
-def _hook(problem):
-    """``[bench] subproblems = "module:function"`` (an importable module, else ``module.py``
-    beside the problem file, loaded without touching sys.path), else the method's ``bench``."""
+def _hook(problem, allow_files=False):
+    """The bench hook of a problem: ``[bench] subproblems = "name"`` resolved through the
+    registry (:func:`fsopt.core.plugins.named`), else the method's ``bench`` module.  With
+    ``allow_files`` (the user's explicit choice), ``"module:function"`` may also load
+    ``module.py`` beside the problem file (without touching sys.path)."""
     from ..core.plugins import method_module
 
     target = problem.extra["bench"].get("subproblems")
@@ -103,20 +191,24 @@ def _hook(problem):
         return module.subproblems
     name, _, attr = target.partition(":")
     beside = Path(problem.path).parent / f"{name}.py"
-    if beside.exists() and not _importable(name):
+    known = target in plugins.registered(plugins.BENCH_HOOKS) or any(
+        target in (ep.name, ep.value) for ep in plugins.entry_points(plugins.BENCH_HOOKS))
+    if not known and beside.is_file():
+        if not allow_files:
+            raise ValueError(
+                f"problem file {problem.path}, [bench] subproblems = {target!r}: not a registered hook, "
+                f"and fsopt does not run {beside} unless you allow it (fsopt bench --allow-hook-files, "
+                f"bench.run(allow_hook_files=True)); or register the hook "
+                f"(fsopt.core.plugins.register or entry point {plugins.BENCH_HOOKS!r})")
         spec = importlib.util.spec_from_file_location(f"_fsopt_bench_hook_{name}", beside)
         module = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(module)
-    else:
-        module = importlib.import_module(name)
-    return getattr(module, attr)
-
-
-def _importable(name) -> bool:
-    try:
-        return importlib.util.find_spec(name) is not None
-    except ModuleNotFoundError:
-        return False
+        if not callable(getattr(module, attr, None)):
+            raise ValueError(f"problem file {problem.path}, [bench] subproblems = {target!r}: "
+                             f"{beside} defines no function {attr!r}")
+        return getattr(module, attr)
+    return plugins.named(plugins.BENCH_HOOKS, target,
+                         f"problem file {problem.path}, [bench] subproblems")
 
 
 def _backend(name):
@@ -158,20 +250,20 @@ def _schedule(bench, quick):
     return tuple((TOL, float(t)) for t in tols) + tuple((MAX_ITER, int(n)) for n in iters)
 
 
-def plan(problem_names=None, solvers=None, quick=False, repeat=1):
+def plan(problem_names=None, solvers=None, quick=False, repeat=1, allow_hook_files=False):
     """The grid: ``(cells to run, skipped rows)`` for each benchable problem, size, subproblem
     kind and solver (every registered backend and profile unless ``solvers`` names some)."""
     names = list(dict.fromkeys(solvers)) if solvers else _all_solvers()
     for name in names:
         _backend(name)
-    cells, skipped = [], []
+    cells, skipped, contexts = [], [], {}
     for pname, problem in _bench_problems(problem_names).items():
         bench = problem.extra["bench"]
         sizes = [int(s) for s in bench.get("quick_sizes" if quick else "sizes", bench.get("sizes", []))]
         excluded = set(bench.get("quick_exclude", [])) if quick else set()
         ref = bench.get("reference")
         schedule = _schedule(bench, quick)
-        for kind, entry in _instance(problem, min(sizes)).items():
+        for kind, entry in _instance(problem, min(sizes), allow_hook_files).items():
             sp = _materialize(entry)
             for solver in names + ([ref] if ref and ref not in names else []):
                 reason = _skip_reason(solver, sp)
@@ -180,9 +272,12 @@ def plan(problem_names=None, solvers=None, quick=False, repeat=1):
                 if reason is not None:
                     skipped += [_row(Cell(pname, kind, s, solver), st.SKIPPED, reason=reason) for s in sizes]
                     continue
+                if solver not in contexts:
+                    contexts[solver] = _context(solver, allow_hook_files)
                 fixed = _backend(solver)[1]  # a profile's own tol / max_iter is not scheduled
                 points = tuple(p for p in schedule if p[0] not in fixed)
-                cells += [Cell(pname, kind, s, solver, repeat, points) for s in sizes]
+                cells += [Cell(pname, kind, s, solver, repeat, points, context=contexts[solver])
+                          for s in sizes]
     return cells, skipped
 
 
@@ -192,10 +287,13 @@ def _materialize(entry):
     return entry if isinstance(entry, Subproblem) else entry()
 
 
+STARTED = "started"  # a worker's first message: it runs fsopt's code (bootstrapping is over)
+STARTUP_LIMIT = 120.0  # seconds a worker may take to start (not counted in any solve's time)
+
+
 def run_cell(cell: Cell, timeout: float) -> list[dict]:
-    """Solve one cell (its repetitions, then its schedule) in a fresh child process; a solve
-    that exceeds ``timeout`` seconds kills it and is recorded as such, the solves after it as
-    skipped.
+    """Solve one cell (its pending solves) in a fresh child process; a solve that exceeds
+    ``timeout`` seconds kills it and is recorded as such, the solves after it as skipped.
 
     Children come from a fork server (fork-safe even after numba or BLAS started threads), so
     each cell's peak memory is its own process's.
@@ -209,7 +307,16 @@ def run_cell(cell: Cell, timeout: float) -> list[dict]:
     proc = ctx.Process(target=_child, args=(cell, send, env))
     proc.start()
     send.close()
-    rows, solves = [], cell.solves()
+    solves = cell.to_run()
+    try:
+        started = receive.poll(max(timeout, STARTUP_LIMIT)) and receive.recv() == STARTED
+    except EOFError:
+        started = False
+    if not started:
+        proc.kill()
+        proc.join()
+        return [_row(cell, st.ERROR, solve, reason=_startup_failure(proc.exitcode)) for solve in solves]
+    rows = []
     t0 = time.perf_counter()
     for solve in solves:
         if not receive.poll(timeout):
@@ -227,16 +334,55 @@ def run_cell(cell: Cell, timeout: float) -> list[dict]:
         t0 = time.perf_counter()
     proc.join()
     last = rows[-1]
-    rows += [_row(cell, st.SKIPPED, solve, reason=f"not run: the solve before it ({last['budget']}, "
+    rows += [_row(cell, st.SKIPPED, solve, reason=f"{NOT_RUN}: the solve before it ({last['budget']}, "
                   f"repetition {last['repetition']}) ended in {last['status']}")
              for solve in solves[len(rows):]]
     return rows
+
+
+NOT_RUN = "not run"  # reason of the solves a cell's failure left out (run again with --retry)
+
+
+def _startup_failure(exitcode) -> str:
+    main = getattr(sys.modules.get("__main__"), "__file__", None) or "the main module"
+    return (f"the worker process died while starting, before any solve (exit code {exitcode}): it "
+            f"imports {main} again, so a script that runs fsopt bench must do so under "
+            f"`if __name__ == \"__main__\":`, and every backend and hook it registered must be "
+            f"importable there (the worker's traceback is on stderr)")
+
+
+def check_main_guard():
+    """ValueError before any work when the main script runs code at import with no
+    ``if __name__ == "__main__":`` guard: each worker process imports it again and would run the
+    study again instead of its solve."""
+    main = sys.modules.get("__main__")
+    path = getattr(main, "__file__", None)
+    if not path or multiprocessing.current_process().daemon:
+        return
+    try:
+        tree = ast.parse(Path(path).read_text())
+    except (OSError, SyntaxError, ValueError, UnicodeDecodeError):
+        return
+    if not any(isinstance(node, ast.If) and _is_main_test(node.test) for node in tree.body):
+        raise ValueError(f"{path} runs fsopt bench without an `if __name__ == \"__main__\":` guard; "
+                         f"bench's worker processes import the script again, which would start the "
+                         f"study again in each of them: put the call under the guard (keep backend "
+                         f"classes and register_backend calls at the top level)")
+
+
+def _is_main_test(test) -> bool:
+    if not isinstance(test, ast.Compare) or len(test.comparators) != 1:
+        return False
+    sides = [test.left, test.comparators[0]]
+    return (any(isinstance(x, ast.Name) and x.id == "__name__" for x in sides)
+            and any(isinstance(x, ast.Constant) and x.value == "__main__" for x in sides))
 
 
 def _child(cell, conn, env):
     for key in [k for k in os.environ if k.startswith("FSOPT_") and k not in env]:
         del os.environ[key]
     os.environ.update(env)
+    conn.send(STARTED)
     _solve_cell(cell, conn.send)
     conn.close()
 
@@ -247,10 +393,19 @@ def _solve_cell(cell: Cell, emit=None) -> list[dict]:
 
     rows = []
     try:
-        sp = _materialize(_instance(get_problem(cell.problem), cell.size)[cell.kind])
-    except Exception as exc:  # noqa: BLE001 - a broken instance is a result, not a stop
-        sp, failure = None, f"building the instance failed: {type(exc).__name__}: {exc}"[:300]
-    for solve in cell.solves():
+        context = pickle.loads(cell.context) if cell.context else WorkerContext()
+        context.install()
+    except Exception as exc:  # noqa: BLE001 - a backend the worker cannot import is a result
+        sp, failure = None, (f"the worker cannot receive the solver's backend or the registered hooks "
+                             f"({type(exc).__name__}: {exc}); define them at the top level of an "
+                             f"importable module, or install them as a plugin")[:400]
+    else:
+        try:
+            problem = get_problem(cell.problem)
+            sp = _materialize(_instance(problem, cell.size, context.allow_hook_files)[cell.kind])
+        except Exception as exc:  # noqa: BLE001 - a broken instance is a result, not a stop
+            sp, failure = None, f"building the instance failed: {type(exc).__name__}: {exc}"[:300]
+    for solve in cell.to_run():
         row = _solve(sp, cell, solve) if sp is not None else _row(cell, st.ERROR, solve, reason=failure)
         row["peak_memory"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0  # MiB
         rows.append(row)
@@ -334,39 +489,73 @@ def _check_arguments(timeout, repeat, n_jobs, shift):
         raise ValueError(f"n_jobs must be a nonzero integer (-1: all cores); got {n_jobs!r}")
 
 
-def _prepare_out(out) -> Path:
-    """Create ``out`` (a directory) and prove it writable; a clear ValueError otherwise."""
-    out = Path(out)
-    parent = next((p for p in [out, *out.parents] if p.exists()), None)
-    if parent is not None and not parent.is_dir():
-        raise ValueError(f"--out {out}: {parent} exists and is not a directory")
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-        probe = out / ".fsopt-write-test"
-        probe.write_text("")
-        probe.unlink()
-    except OSError as exc:
-        raise ValueError(f"--out {out}: the directory is not writable ({exc.strerror or exc})") from None
-    return out
+RETRYABLE = st.STATUSES - st.SUCCESS - {st.SKIPPED}
+
+
+def check_retry(retry) -> frozenset:
+    """``retry`` ("timeout,error" or a list of statuses) as a set of retryable statuses."""
+    words = retry.split(",") if isinstance(retry, str) else list(retry or ())
+    words = {w.strip() for w in words if str(w).strip()}
+    bad = sorted(w for w in words if w not in RETRYABLE)
+    if bad:
+        raise ValueError(f"retry: {', '.join(map(repr, bad))} is not a status to retry; choose among "
+                         f"{', '.join(sorted(RETRYABLE))}")
+    return frozenset(words)
+
+
+_TEXT, _NUMBER = ("problem", "kind", "solver", "status", "reason", "options"), (
+    "objective", "certificate", "error_to_reference", "compile_time", "solve_time", "time", "peak_memory")
+
+
+def check_row(row) -> dict:
+    """A row read back from results.jsonl, checked field by field (types, closed statuses,
+    ``solved`` consistent with status and certificate); a ValueError names the first bad field."""
+    if not isinstance(row, dict) or set(row) != set(COLUMNS):
+        missing = sorted(set(COLUMNS) - set(row)) if isinstance(row, dict) else COLUMNS
+        raise ValueError(f"not a row of {len(COLUMNS)} columns (missing {missing})")
+    for key in _TEXT:
+        if not isinstance(row[key], str):
+            raise ValueError(f"{key} must be a string; got {row[key]!r}")
+    for key in ("size", "repetition"):
+        if isinstance(row[key], bool) or not isinstance(row[key], int) or row[key] < 0:
+            raise ValueError(f"{key} must be an integer >= 0; got {row[key]!r}")
+    for key in _NUMBER + ("tol", "max_iter", "iterations"):
+        if row[key] is not None and (isinstance(row[key], bool) or not isinstance(row[key], (int, float))):
+            raise ValueError(f"{key} must be a number or null; got {row[key]!r}")
+    if row["budget"] not in (DEFAULT, TOL, MAX_ITER):
+        raise ValueError(f"budget must be {DEFAULT}, {TOL} or {MAX_ITER}; got {row['budget']!r}")
+    if row["budget"] != DEFAULT and not (isinstance(row[row["budget"]], (int, float))
+                                         and row[row["budget"]] > 0):
+        raise ValueError(f"a {row['budget']} row needs a positive {row['budget']}")
+    st.check_status(row["status"])
+    for key in ("solved", "certified"):
+        if not isinstance(row[key], bool):
+            raise ValueError(f"{key} must be true or false; got {row[key]!r}")
+    if row["solved"] != (row["status"] in st.SUCCESS and row["certified"]):
+        raise ValueError(f"solved={row['solved']} contradicts status {row['status']!r} and "
+                         f"certified={row['certified']}")
+    if row["certified"] and not (isinstance(row["certificate"], (int, float)) and math.isfinite(row["certificate"])
+                                 and isinstance(row["objective"], (int, float)) and math.isfinite(row["objective"])):
+        raise ValueError("a certified row needs a finite objective and certificate")
+    return row
+
+
+def _index(rows) -> dict:
+    """{cell key: {solve id: row}}; the last row of a solve wins (a retry's)."""
+    done = {}
+    for row in rows:
+        done.setdefault(_cell_key(row), {})[_solve_key(row)] = row
+    return done
 
 
 def read_log(path) -> dict:
-    """{cell key: {(repetition, budget, tol, max_iter): row}} of a results.jsonl (the last row of
-    each solve wins); a ValueError naming the file and line if it is corrupt."""
-    done = {}
-    if not Path(path).exists():
-        return done
-    with open(path) as fh:
-        for number, line in enumerate(fh, 1):
-            try:
-                row = json.loads(line)
-                st.check_status(row["status"])
-                done.setdefault(_cell_key(row), {})[_solve_key(row)] = row
-            except (ValueError, KeyError, TypeError) as exc:
-                raise ValueError(f"results file {path}, line {number}, is not a row of this fsopt "
-                                 f"version ({type(exc).__name__}: {exc}); move it away or choose "
-                                 f"another --out") from None
-    return done
+    """{cell key: {(repetition, budget, value): row}} of a results.jsonl, every row validated
+    (read only: a torn last line is left to the next run); a ValueError naming the file and line
+    if one is not a row."""
+    path = Path(path)
+    if not path.exists():
+        return {}
+    return _index(StudyFolder(path.parent, {}, check_row, log_name=path.name).rows(repair=False))
 
 
 def _cell_key(row):
@@ -383,14 +572,32 @@ def _solve_id(solve):
     return (int(repetition), budget, None if value is None else float(value))
 
 
-def _finished(cell, logged) -> bool:
-    return all(_solve_id(solve) in logged for solve in cell.solves())
+def _pending(cell, logged, retry) -> Cell | None:
+    """``cell`` restricted to its solves not in the log, or logged with a status in ``retry``
+    (then also the solves that failure left out); None when nothing is left."""
+    def again(row):
+        return row["status"] in retry
+    retried = any(again(row) for row in logged.values())
+    todo = []
+    for solve in cell.solves():
+        row = logged.get(_solve_id(solve))
+        if (row is None or again(row)
+                or (retried and row["status"] == st.SKIPPED and row["reason"].startswith(NOT_RUN))):
+            todo.append(solve)
+    if not todo:
+        return None
+    return Cell(cell.problem, cell.kind, cell.size, cell.solver, cell.repeat, cell.points,
+                tuple(todo), cell.context)
 
 
 def run(out="bench-results", quick=False, problem_names=None, solvers=None, timeout=300.0,
-        n_jobs=1, dask=None, progress=True, repeat=1, shift=10.0):
+        n_jobs=1, dask=None, progress=True, repeat=1, shift=10.0, retry=(), allow_hook_files=False):
     """Run (or resume) a study; returns the tidy pandas DataFrame and writes results.csv,
-    results.parquet, summary.md, the plots and report.html (:func:`fsopt.tools.bench_report.write`)."""
+    results.parquet, summary.md, the plots and report.html (:func:`fsopt.tools.bench_report.write`).
+
+    ``retry``: statuses (e.g. ``"timeout,error"``) whose logged solves run again.
+    ``allow_hook_files``: let ``[bench] subproblems = "module:function"`` run ``module.py`` beside
+    a problem file (code you trust; off by default)."""
     import joblib
     import pandas as pd
     from tqdm.auto import tqdm
@@ -398,33 +605,35 @@ def run(out="bench-results", quick=False, problem_names=None, solvers=None, time
     from .bench_report import write
 
     _check_arguments(timeout, repeat, n_jobs, shift)
+    retry = check_retry(retry)
     for name in solvers or []:
         _backend(name)
     bench_problems = _bench_problems(problem_names)
-    out = _prepare_out(out)
-    log = out / "results.jsonl"
-    done = read_log(log)
-    cells, skipped = plan(problem_names, solvers, quick, repeat)
-    todo = [c for c in cells if not _finished(c, done.get(c.key, {}))]
+    if dask in (None, "local"):  # worker processes of this machine import the main script again
+        check_main_guard()
+    identity = {"study": "fsopt bench", "problems": sorted(problem_names) if problem_names else "all",
+                "solvers": sorted(set(solvers)) if solvers else "all", "quick": bool(quick)}
     with contextlib.ExitStack() as stack:
-        if dask:
+        if dask:  # connected (or a clear error) before the folder is touched
             _dask_client(dask, stack)
             stack.enter_context(joblib.parallel_config(backend="dask"))
+        folder = stack.enter_context(StudyFolder(out, identity, check_row))
+        done = _index(folder.rows())
+        cells, skipped = plan(problem_names, solvers, quick, repeat, allow_hook_files)
+        todo = [c for c in (_pending(c, done.get(c.key, {}), retry) for c in cells) if c is not None]
         parallel = joblib.Parallel(n_jobs=-1 if dask else n_jobs, return_as="generator_unordered")
         results = parallel(joblib.delayed(run_cell)(c, timeout) for c in todo)
-        with open(log, "a") as fh:
-            for rows in tqdm(results, total=len(todo), desc="bench", disable=not progress):
-                for row in rows:
-                    fh.write(json.dumps(row, default=_json_default) + "\n")
-                    done.setdefault(_cell_key(row), {})[_solve_key(row)] = row
-                fh.flush()
-    rows = [done[c.key][_solve_id(solve)] for c in cells for solve in c.solves()]
-    rows += skipped
-    frame = pd.DataFrame(rows, columns=COLUMNS)
-    frame = add_reference_error(frame, bench_problems)
-    frame = frame.sort_values(["problem", "kind", "size", "solver", "repetition", "budget", "tol",
-                               "max_iter"]).reset_index(drop=True)
-    write(frame, out, time_limit=timeout, shift=shift)
+        for rows in tqdm(results, total=len(todo), desc="bench", disable=not progress):
+            folder.append(rows, default=_json_default)
+            for row in rows:
+                done.setdefault(_cell_key(row), {})[_solve_key(row)] = row
+        rows = [done[c.key][_solve_id(solve)] for c in cells for solve in c.solves()]
+        rows += skipped
+        frame = pd.DataFrame(rows, columns=COLUMNS)
+        frame = add_reference_error(frame, bench_problems)
+        frame = frame.sort_values(["problem", "kind", "size", "solver", "repetition", "budget", "tol",
+                                   "max_iter"]).reset_index(drop=True)
+        write(frame, folder, time_limit=timeout, shift=shift)
     return frame
 
 
@@ -457,7 +666,16 @@ def _dask_client(address, stack):
             cluster = stack.enter_context(LocalCluster(n_workers=2, threads_per_worker=1,
                                                        processes=True, dashboard_address=None))
         return stack.enter_context(Client(cluster))
-    return stack.enter_context(Client(address))
+    try:
+        client = Client(address, timeout=f"{DASK_CONNECT_TIMEOUT}s")
+    except (OSError, TimeoutError) as exc:
+        raise ValueError(f"--dask {address}: no dask scheduler answered within {DASK_CONNECT_TIMEOUT} s "
+                         f"({type(exc).__name__}: {str(exc).splitlines()[0][:200] if str(exc) else ''}); "
+                         f"start one (dask scheduler) or use --dask local") from None
+    return stack.enter_context(client)
+
+
+DASK_CONNECT_TIMEOUT = 5
 
 
 def _json_default(value):
@@ -466,4 +684,5 @@ def _json_default(value):
     return str(value)
 
 
-__all__ = ["COLUMNS", "Cell", "plan", "read_log", "run", "run_cell"]
+__all__ = ["COLUMNS", "Cell", "WorkerContext", "check_main_guard", "check_retry", "check_row", "plan",
+           "read_log", "run", "run_cell"]

@@ -26,18 +26,22 @@ PLOTS = {"performance_profile.png": "Performance profiles (Dolan & Moré 2002)",
          "time_vs_size.png": "Median time of certified solves against size"}
 
 
-def write(frame, out, time_limit, shift=10.0):
-    """Write every output of the study ``frame`` into the folder ``out``."""
-    out = Path(out)
-    frame.to_csv(out / "results.csv", index=False)
-    frame.to_parquet(out / "results.parquet", index=False)
-    text = summary(frame, time_limit, shift)
-    (out / "summary.md").write_text(text)
+def write(frame, folder, time_limit, shift=10.0):
+    """Write every output of the study ``frame`` into ``folder`` (a
+    :class:`fsopt.tools.study_folder.StudyFolder`: each file replaced atomically, no link
+    followed), also when nothing was solved (the report then says so)."""
+    csv = io.StringIO()
+    frame.to_csv(csv, index=False)
+    folder.write("results.csv", csv.getvalue().encode())
+    parquet = io.BytesIO()
+    frame.to_parquet(parquet, index=False)
+    folder.write("results.parquet", parquet.getvalue())
+    folder.write("summary.md", summary(frame, time_limit, shift).encode())
     figures = {"performance_profile.png": plot_profiles(frame), "error_vs_time.png": plot_curves(frame),
                "time_vs_size.png": plot_sizes(frame)}
     for name, png in figures.items():
-        (out / name).write_bytes(png)
-    (out / "report.html").write_text(report_html(frame, figures, time_limit, shift))
+        folder.write(name, png)
+    folder.write("report.html", report_html(frame, figures, time_limit, shift).encode())
 
 
 def _figure(n):
@@ -51,6 +55,8 @@ def _figure(n):
     fig, axes = plt.subplots(nrows, ncols, figsize=(5 * ncols, 3.8 * nrows), squeeze=False)
     for ax in axes.flat[n:]:
         ax.set_visible(False)
+    if n == 0:
+        fig.text(0.5, 0.5, "no certified solve: nothing to plot", ha="center", va="center")
     return plt, fig, list(axes.flat[:n])
 
 
@@ -88,7 +94,8 @@ def plot_profiles(frame) -> bytes:
 def plot_curves(frame) -> bytes:
     """Error to the reference against time along each solver's schedule (repetition 0, largest
     size of each problem/kind); filled markers are certified solves, hollow ones are not."""
-    ran = frame[(frame["status"] != SKIPPED) & (frame["repetition"] == 0)]
+    ran = frame[(frame["status"] != SKIPPED) & (frame["repetition"] == 0)
+                & np.isfinite(frame["error_to_reference"]) & np.isfinite(frame["time"])]
     groups = [(key, g[g["size"] == g["size"].max()]) for key, g in ran.groupby(["problem", "kind"])]
     plt, fig, axes = _figure(len(groups))
     colour = _colours(frame)
@@ -207,6 +214,7 @@ def report_html(frame, figures, time_limit, shift=10.0) -> str:
              f"{int(frame['solved'].sum())} certified, {int((frame['status'] == SKIPPED).sum())} "
              f"skipped pairs. Time = compile + solve; solved = status optimal or optimal_inaccurate "
              f"with the NumPy certificate within its tolerance.</p>",
+             _nothing_solved(frame),
              f"<h2>Shifted geometric mean of time (shift {shift:g} s, unsolved at the "
              f"{time_limit:g} s limit)</h2>",
              table.to_html(index=False, float_format=lambda v: f"{v:.4g}", border=0)]
@@ -225,6 +233,17 @@ def report_html(frame, figures, time_limit, shift=10.0) -> str:
               f"<table id='results'><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>",
               f"<script>{_SCRIPT}</script></body></html>"]
     return "\n".join(parts)
+
+
+def _nothing_solved(frame) -> str:
+    """A warning paragraph when no solve was certified (e.g. every solve timed out)."""
+    if frame["solved"].any():
+        return ""
+    counts = frame.loc[frame["status"] != SKIPPED, "status"].value_counts()
+    what = ", ".join(f"{n} {status}" for status, n in counts.items()) or "no solve ran"
+    return (f"<p id='nothing-solved'><strong>Nothing was solved in this study</strong> ({what}); "
+            f"the tables and plots are empty. Raise --timeout and rerun with --retry timeout to "
+            f"run the timed-out solves again.</p>")
 
 
 def _fmt(value) -> str:

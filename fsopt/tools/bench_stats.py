@@ -75,6 +75,9 @@ def summary(frame, time_limit, shift=10.0) -> str:
     reference, status when not solved) per instance × solver, then the skipped pairs' reasons."""
     lines = [f"## Shifted geometric mean of time (s): shift {shift:g} s, unsolved counted at the "
              f"{time_limit:g} s limit; solved = NumPy certificate within its tolerance\n"]
+    if not frame["solved"].any():
+        lines.append("**Nothing was solved in this study** (see the statuses below; raise --timeout "
+                     "and rerun with --retry timeout).\n")
     for kind, table in sgm_table(frame, time_limit, shift).groupby("kind"):
         lines += [f"\n**{kind}**\n", "| solver | solved | SGM time (s) | relative |", "|---|---|---|---|"]
         lines += [f"| {r.solver} | {r.solved}/{r.instances} | {r.sgm_time:.4g} | {r.relative:.2f} |"

@@ -13,12 +13,15 @@ from pathlib import Path
 from ..core.exceptions import SolverFailed
 
 
-def _method_clis() -> dict:
-    """{method: its ``cli`` module}, fsopt's own methods and the plugins' (``fsopt.methods``)."""
+def _method_clis(only=None) -> dict:
+    """{method: its ``cli`` module}, fsopt's own methods and the plugins' (``fsopt.methods``);
+    with ``only``, just that method's (a plugin is imported only when a command needs it)."""
     from ..core.plugins import method_module, method_packages
 
     found = {}
     for method in method_packages():
+        if only is not None and method != only:
+            continue
         module = method_module(method, "cli")
         if module is not None:
             found[method] = module
@@ -57,7 +60,8 @@ def _cmd_bench(args) -> int:
 
     frame = bench.run(out=args.out, quick=args.quick, problem_names=args.problem,
                       solvers=args.solver, timeout=args.timeout, n_jobs=args.jobs,
-                      dask=args.dask, progress=not args.quiet, repeat=args.repeat, shift=args.shift)
+                      dask=args.dask, progress=not args.quiet, repeat=args.repeat, shift=args.shift,
+                      retry=args.retry, allow_hook_files=args.allow_hook_files)
     print(summary(frame, args.timeout, args.shift))
     print(f"{len(frame)} rows ({int(frame['solved'].sum())} certified solves); in {args.out}/: "
           f"results.csv, results.parquet, summary.md, performance_profile.png, error_vs_time.png, "
@@ -100,6 +104,8 @@ def _cmd_experiment(args) -> int:
 def _cmd_run(args, clis) -> int:
     from .problems import get_problem
 
+    if args.method not in clis:
+        raise ValueError(f"method {args.method!r} has no cli module (its package provides none)")
     if args.plot:
         check_output_file(args.plot, "--plot")
     problem = get_problem(args.problem, args.method)
@@ -140,6 +146,16 @@ def _nonnegative_int(text):
     return value
 
 
+def _positive_int(text):
+    try:
+        value = int(text)
+    except ValueError:
+        value = None
+    if value is None or value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    return value
+
+
 def build_parser(clis=None) -> argparse.ArgumentParser:
     clis = _method_clis() if clis is None else clis
     parser = argparse.ArgumentParser(prog="fsopt", description=__doc__.splitlines()[0])
@@ -159,10 +175,14 @@ def build_parser(clis=None) -> argparse.ArgumentParser:
     b.add_argument("--jobs", type=int, default=1, help="parallel solves (joblib)")
     b.add_argument("--dask", default=None, metavar="ADDRESS",
                    help="run on a dask.distributed scheduler ('local' starts a local cluster)")
+    b.add_argument("--retry", default="", metavar="STATUS,...",
+                   help="run again the logged solves with these statuses (e.g. timeout,error)")
+    b.add_argument("--allow-hook-files", action="store_true",
+                   help="let [bench] subproblems = 'module:function' run module.py beside a problem file")
     b.add_argument("--quiet", action="store_true", help="no progress bar")
     v = sub.add_parser("verify", help="check the papers' theorems numerically (PASS/FAIL, worst slack)")
     v.add_argument("--quick", action="store_true", help="small instances")
-    v.add_argument("--instances", type=int, default=None, metavar="K",
+    v.add_argument("--instances", type=_positive_int, default=None, metavar="K",
                    help="run each check on K random seeded instances; report the worst slack")
     v.add_argument("--seed", type=int, default=0, help="seed of the random instances")
     v.add_argument("--solver", default=None, metavar="NAME",
@@ -184,8 +204,11 @@ def build_parser(clis=None) -> argparse.ArgumentParser:
     e.add_argument("--quiet", action="store_true", help="no progress bar, no table")
     run = sub.add_parser("run", help="fit a method on a declared problem")
     msub = run.add_subparsers(dest="method", required=True)
-    for name, mod in sorted(clis.items()):
-        mp = msub.add_parser(name, help=(mod.__doc__ or name).splitlines()[0])
+    from ..core.plugins import method_packages
+
+    for name in sorted(set(clis) | set(method_packages())):
+        mod = clis.get(name)  # None: not loaded (not the method this command runs)
+        mp = msub.add_parser(name, help=(getattr(mod, "__doc__", None) or f"method {name}").splitlines()[0])
         mp.add_argument("--problem", required=True, help="a name from `fsopt problems`")
         mp.add_argument("--irrelevant", type=_nonnegative_int, default=None,
                         help="irrelevant N(0,1) features")
@@ -194,13 +217,21 @@ def build_parser(clis=None) -> argparse.ArgumentParser:
         mp.add_argument("--solver", default=None, help="backend or profile (see `fsopt solvers`)")
         mp.add_argument("--plot", default=None, metavar="FILE.png", help="save the method's figure")
         mp.add_argument("--quiet", action="store_true", help="no progress bar")
-        if hasattr(mod, "add_arguments"):
+        if mod is not None and hasattr(mod, "add_arguments"):
             mod.add_arguments(mp)
     return parser
 
 
+def _run_method(argv):
+    """METHOD of ``fsopt run METHOD ...`` (None for any other command)."""
+    words = [a for a in argv if not a.startswith("-")]
+    return words[1] if len(words) > 1 and words[0] == "run" else None
+
+
 def main(argv=None) -> int:
-    clis = _method_clis()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    method = _run_method(argv)
+    clis = _method_clis(method) if method is not None else {}
     args = build_parser(clis).parse_args(argv)
     try:
         if args.command == "solvers":

@@ -14,11 +14,12 @@ A problem names a method, where its data come from and the method's parameters::
     sigma = 2.0
 
 Adding a problem is adding such a file (or shipping it in a plugin, see :mod:`fsopt.core.plugins`);
-nothing in fsopt/ changes.
+nothing in fsopt/ changes.  A file is data: ``generator`` names a registered generator (fsopt's
+own below, one registered by code with ``fsopt.core.plugins.register``, or an installed
+package's ``fsopt.generators`` entry point), never an arbitrary importable callable.
 """
 from __future__ import annotations
 
-import importlib
 import importlib.resources
 import inspect
 import os
@@ -26,7 +27,14 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..core import plugins
 from ..datasets import add_irrelevant_features, load_dataset
+from ..datasets.lfs_synthetic import make_lfs_synthetic
+from ..datasets.nmmkl_toy import make_nmmkl_toy
+from ..datasets.spiral import make_spiral
+
+for _generator in (make_spiral, make_nmmkl_toy, make_lfs_synthetic):  # fsopt's own, by full name
+    plugins.register(plugins.GENERATORS, f"{_generator.__module__}:{_generator.__name__}", _generator)
 
 
 @dataclass
@@ -47,7 +55,8 @@ class Problem:
         k = spec.get("n_irrelevant", 0) if n_irrelevant is None else n_irrelevant
         seed = spec.get("random_state") if random_state is None else random_state
         if "generator" in spec:
-            func = _import(spec["generator"])
+            func = plugins.named(plugins.GENERATORS, spec["generator"],
+                                 f"problem file {self.path or self.name}, [data] generator")
             accepted = inspect.signature(func).parameters
             if "random_state" in accepted:
                 kwargs["random_state"] = seed
@@ -107,11 +116,3 @@ def get_problem(name, method=None) -> Problem:
         what = f" for method {method}" if method else ""
         raise ValueError(f"unknown problem {name!r}{what}; known: {', '.join(sorted(known)) or 'none'}")
     return known[name]
-
-
-def _import(target: str):
-    module, _, attr = target.partition(":")
-    try:
-        return getattr(importlib.import_module(module), attr)
-    except (ImportError, AttributeError) as exc:
-        raise ValueError(f"cannot import generator {target!r}: {exc}") from None
