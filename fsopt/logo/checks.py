@@ -8,6 +8,9 @@ LOGO sigma->inf        at a large *finite* σ (margins still depend on w) the fi
                        one step and equals the solution of (7) on uniform-probability margins computed
                        in NumPy.
 LOGO sample complexity n needed to recover the spiral vs J, a log model against power laws.
+LOGO fixed point (3)-(7) the estimator's iterates and fixed point (with elimination; X dense and in a
+                       column-chunked store) against a NumPy loop over the definitions with SciPy's
+                       L-BFGS-B for (7), the unit scale computed from its definition.
 
 Random instances (``--instances``): spiral with n per class, J, σ and λ drawn from the ranges each
 check states.
@@ -17,12 +20,12 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
+from scipy.special import expit
 from sklearn.exceptions import ConvergenceWarning
 
 from ..datasets.spiral import make_spiral
-from ..core.scaling import unit_scale
 from ..core.solvers import resolve_solver
-from ..core.checks import Margins, Outcome, check, draws, log_uniform, probe
+from ..core.checks import Margins, check, draws, log_uniform, probe
 from .estimator import LOGO
 from .garrote import GarroteLogistic
 
@@ -183,7 +186,7 @@ def sigma_infinity(quick, rng=None, solver=None):
     X, y = make_spiral(n, J, random_state=int(g.integers(2**31)))
     sigma = 1e4 * float(np.abs(X[:, None, :] - X[None, :, :]).sum(axis=2).max())
     est = LOGO(sigma=sigma, lam=lam, theta=1e-6, prune_below=None, solver=solver).fit(X, y)
-    scale = unit_scale(X)  # LOGO works on X in units of its typical spread (fsopt.core.scaling)
+    scale = typical_spread_by_definition(X)  # LOGO's σ and weights are in units of X's typical spread
     ref = GarroteLogistic(lam=lam, Z=uniform_margins(X / scale, y)).solve(
         "GRADIENT", tol=1e-10, fallback=("clarabel-tight",)).solution["w"]
     changes = [h.change for h in est.history_]
@@ -271,38 +274,105 @@ def elimination_agreement(X, y, **params) -> dict:
             "iterations": (with_.n_iter_, without.n_iter_), "support": with_.get_support(indices=True)}
 
 
-@check("LOGO elimination", "eliminating features changes neither the support nor the weights "
-                           "(spirals of 1, 1.5 turns, 1.75 turns at lam = 2 and colon folds at "
-                           "the fixed point; the oscillating 1.75-turn spiral at lam = 1 iterate "
-                           "by iterate)")
-def elimination(quick: bool) -> Outcome:
-    from sklearn.model_selection import StratifiedKFold
+def margins_by_samples(X, y, w, sigma):
+    """Eqs (3)–(5) by a loop over samples n (vectorized over the other samples i): z̄_n =
+    Σ_miss P·|x_n − x_i| − Σ_hit P·|x_n − x_i|, P ∝ exp(−d_w(n, i)/σ) within each pool."""
+    Z = np.zeros(X.shape, dtype=float)
+    for n in range(X.shape[0]):
+        diff = np.abs(X[n] - X)
+        d = diff @ w
+        for pool, sign in ((y != y[n], 1.0), ((y == y[n]) & (np.arange(y.size) != n), -1.0)):
+            k = np.exp(-(d[pool] - d[pool].min()) / sigma)
+            Z[n] += sign * (k / k.sum()) @ diff[pool]
+    return Z
 
-    from ..datasets import available_datasets, load_dataset, standardize
 
-    cases, oscillating = {}, {}
-    for k in (2000,) if quick else (2000, 5000):
-        for turns in (1.0, 1.5):
-            X, y = make_spiral(230, k, turns=turns, random_state=0)
-            cases[f"spiral turns={turns:g} irrelevant={k}"] = elimination_agreement(X, y, max_iter=100)
-        # 1.75 turns converges at lam = 2 (slowly: theta tight, as runs stopped by theta differ
-        # by about theta) and oscillates at lam = 1: there, compare the iterates
-        X, y = make_spiral(230, k, turns=1.75, random_state=0)
-        if not quick:  # ~30 s at k = 2,000; the test suite runs the same case
-            cases[f"spiral turns=1.75 lam=2 irrelevant={k}"] = elimination_agreement(
-                X, y, lam=2.0, theta=1e-3 if k == 2000 else 1e-4, max_iter=200)
-        oscillating[f"spiral turns=1.75 irrelevant={k}, 5 iterations"] = elimination_agreement(
-            X, y, theta=0.0, max_iter=5)
-    if "colon" in available_datasets():
-        X, y = load_dataset("colon")
-        folds = StratifiedKFold(2 if quick else 5, shuffle=True, random_state=0).split(X, y)
-        for i, (train, _) in enumerate(folds):
-            cases[f"colon fold {i}"] = elimination_agreement(standardize(X[train]), y[train],
-                                                             sigma=5.0, max_iter=100)
-    ok = all(c["converged"] and c["same_support"] and c["weight_diff"] <= 1e-3 for c in cases.values())
-    ok = ok and all(c["same_support"] and c["weight_diff"] <= 1e-3 for c in oscillating.values())
-    measured = {name: {k: v for k, v in c.items() if k != "support"}
-                for name, c in {**cases, **oscillating}.items()}
-    return Outcome(ok, measured, "LBFGSB, sigma = 2 (spiral) / 5 (colon, standardized training folds), "
-                                 "lam = 1 unless named; weight_diff = max |w - w_no_elimination| / "
-                                 "max w_no_elimination")
+def typical_spread_by_definition(X):
+    """The median over non-constant columns of their standard deviation (fsopt.core.scaling's unit)."""
+    X = np.asarray(X, dtype=float)
+    return float(np.median(X[:, np.ptp(X, axis=0) > 0].std(axis=0)))
+
+
+def reference_iterates(X, y, sigma=2.0, lam=1.0, tol=1e-9, max_iter=100):
+    """LOGO's iterates from the definitions alone: X in units of its typical spread, w⁽⁰⁾ = 1, then
+    w⁽ᵗ⁺¹⁾ = argmin_{w ≥ 0} Σ_n log(1 + exp(−wᵀz̄_n(w⁽ᵗ⁾))) + λ‖w‖₁ (eq. 7) by SciPy's L-BFGS-B on
+    the margins of :func:`margins_by_samples`, until max|Δw| ≤ tol·max(1, max w).
+    Returns (iterates in units of the typical spread, that spread, converged)."""
+    from scipy.optimize import minimize
+
+    scale = typical_spread_by_definition(X)
+    Xs, w = np.asarray(X, dtype=float) / scale, np.ones(X.shape[1])
+
+    def garrote(v, Z):
+        m = Z @ v
+        return np.logaddexp(0.0, -m).sum() + lam * v.sum(), -(Z.T @ expit(-m)) + lam
+
+    iterates = []
+    for _ in range(max_iter):
+        Z = margins_by_samples(Xs, y, w, sigma)
+        new = minimize(garrote, w, args=(Z,), jac=True, method="L-BFGS-B", bounds=[(0.0, None)] * w.size,
+                       options={"ftol": 0.0, "gtol": 1e-11, "maxiter": 20000, "maxcor": 30}).x
+        iterates.append(new)
+        done = np.max(np.abs(new - w)) <= tol * max(1.0, float(new.max()))
+        w = new
+        if done:
+            return iterates, scale, True
+    return iterates, scale, False
+
+
+def _fixed_point_instance(g, quick):
+    """(X, y, label): a 1-turn spiral in units far from 1 (canonical: the instance below; random:
+    n per class ∈ [50, 80], J ∈ [60, 300], X × a factor log-uniform in [0.05, 20], seed drawn)."""
+    if g is None:
+        n, J, factor, seed = (60, 150, 7.3, 1) if quick else (80, 298, 0.13, 1)
+    else:
+        n, J = int(g.integers(50, 81)), int(g.integers(60, 301))
+        factor, seed = log_uniform(g, 0.05, 20.0), int(g.integers(2**31))
+    X, y = make_spiral(n, J, random_state=seed)
+    return X * factor, y, f"spiral n={n} per class, J={J + 2}, X x {factor:.3g}, seed {seed}"
+
+
+@check("LOGO fixed point (3)-(7)", "the estimator's iterates and fixed point (dense X with elimination, "
+       "and X in a store read in column blocks) are those of eqs (3)-(7) computed from the definitions",
+       kinds=(KIND,))
+def fixed_point(quick, rng=None, solver=None):
+    """Reference: :func:`reference_iterates` (a loop over samples for (3)–(5), SciPy's L-BFGS-B for
+    (7), the unit scale from its definition).  The estimator runs with elimination on (features
+    dropped and re-entered: counted), whose every update must still solve the full-J subproblem
+    (so its first ``ITERATES`` iterates are compared too), on dense X and on the same X in an
+    in-memory HDF5 dataset chunked by 128 columns (read in column blocks, J > 128: two or more)."""
+    solver = solver or "LBFGSB"
+    margins, measured = Margins(), {}
+    for g in draws(rng, 1, seed=4):
+        X, y, label = _fixed_point_instance(None if rng is None else g, quick)
+        iterates, scale, converged = reference_iterates(X, y)
+        margins.require("reference converged", converged)
+        top = max(float(iterates[-1].max()), 1e-300)
+        for form, data in _stored_forms(X):
+            seen = []
+            est = LOGO(theta=1e-6, max_iter=100, solver=solver,
+                       callback=lambda record, w: seen.append(np.array(w))).fit(data, y)
+            diff = float(np.max(np.abs(est.weights_ * scale - iterates[-1]))) / top
+            steps = max(float(np.max(np.abs(a - b))) for a, b in zip(seen[:ITERATES], iterates[:ITERATES])) / top
+            margins.at_most(f"{form}_weight_diff_over_max", diff, 1e-3)
+            margins.at_most(f"{form}_iterate_diff_over_max", steps, 1e-3)
+            measured[f"{form}_weight_diff_over_max"] = diff
+            measured[f"{form}_iterate_diff_over_max"] = steps
+            if form == "dense":
+                measured["dropped_reentered"] = (sum(h.n_dropped for h in est.history_),
+                                                 sum(h.n_reentered for h in est.history_))
+        measured["iterations_reference"] = len(iterates)
+    return margins.outcome(measured, f"{label}; sigma=2, lam=1, {solver} subproblems, theta=1e-6; first "
+                                     f"{ITERATES} iterates and the fixed point, relative to max w; reference: "
+                                     "NumPy margins + SciPy L-BFGS-B from the definitions")
+
+
+ITERATES = 6
+
+
+def _stored_forms(X):
+    """("dense", X) and ("store", X in an in-memory HDF5 dataset chunked by 128 columns)."""
+    import h5py
+
+    store = h5py.File(f"fsopt-check-{id(X)}", "w", driver="core", backing_store=False)
+    return [("dense", X), ("store", store.create_dataset("X", data=X, chunks=(X.shape[0], 128)))]
