@@ -66,9 +66,9 @@ def _cmd_bench(args) -> int:
 
 
 def _cmd_verify(args) -> int:
-    from . import verify
+    from . import verify, verify_mutants
 
-    return verify.command(args)
+    return verify.command(args) if args.mutants is None else verify_mutants.command(args)
 
 
 def _cmd_experiment(args) -> int:

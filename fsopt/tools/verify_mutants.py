@@ -113,3 +113,10 @@ def run(quick=True, exhaustive=False, names=None, paths=(), baseline=None, echo=
                          f"{verify._fmt(res.outcome.slack)}{'; ' + res.outcome.binding if res.outcome.binding else ''})")
     return table
 
+
+
+def command(args) -> int:
+    """``fsopt verify --mutants [NAME ...]``: exit 0 when the table is ``ok``."""
+    table = run(quick=args.quick, exhaustive=args.all_cells, names=args.mutants, paths=args.checks)
+    print(table.format())
+    return 0 if table.ok else 1
