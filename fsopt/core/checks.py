@@ -54,7 +54,7 @@ from . import solvers
 from .subproblem import observe_solves
 
 __all__ = ["Check", "Margins", "Outcome", "PlantedBug", "check", "draws", "load_path", "log_uniform",
-           "observe_solves", "patch", "planted_bug", "planted_bugs", "probe", "probes",
+           "observe_solves", "patch", "planted_bug", "planted_bugs", "probe", "probes", "reference_typical_spread",
            "registered_checks", "wrap_backend"]
 
 
@@ -110,6 +110,13 @@ def draws(rng, n, seed):
 
 def log_uniform(g, lo, hi):
     return float(np.exp(g.uniform(np.log(lo), np.log(hi))))
+
+
+def reference_typical_spread(X) -> float:
+    """The unit of X by its definition (fsopt.core.scaling): the median over the non-constant
+    columns of their standard deviation; for references that must not reuse the code's own."""
+    X = np.asarray(X, dtype=float)
+    return float(np.median(X[:, np.ptp(X, axis=0) > 0].std(axis=0)))
 
 
 @dataclass

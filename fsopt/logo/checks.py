@@ -25,7 +25,7 @@ from sklearn.exceptions import ConvergenceWarning
 
 from ..datasets.spiral import make_spiral
 from ..core.solvers import resolve_solver
-from ..core.checks import Margins, check, draws, log_uniform, probe
+from ..core.checks import Margins, check, draws, log_uniform, probe, reference_typical_spread
 from .estimator import LOGO
 from .garrote import GarroteLogistic
 
@@ -186,7 +186,7 @@ def sigma_infinity(quick, rng=None, solver=None):
     X, y = make_spiral(n, J, random_state=int(g.integers(2**31)))
     sigma = 1e4 * float(np.abs(X[:, None, :] - X[None, :, :]).sum(axis=2).max())
     est = LOGO(sigma=sigma, lam=lam, theta=1e-6, prune_below=None, solver=solver).fit(X, y)
-    scale = typical_spread_by_definition(X)  # LOGO's σ and weights are in units of X's typical spread
+    scale = reference_typical_spread(X)  # LOGO's σ and weights are in units of X's typical spread
     ref = GarroteLogistic(lam=lam, Z=uniform_margins(X / scale, y)).solve(
         "GRADIENT", tol=1e-10, fallback=("clarabel-tight",)).solution["w"]
     changes = [h.change for h in est.history_]
@@ -287,12 +287,6 @@ def margins_by_samples(X, y, w, sigma):
     return Z
 
 
-def typical_spread_by_definition(X):
-    """The median over non-constant columns of their standard deviation (fsopt.core.scaling's unit)."""
-    X = np.asarray(X, dtype=float)
-    return float(np.median(X[:, np.ptp(X, axis=0) > 0].std(axis=0)))
-
-
 def reference_iterates(X, y, sigma=2.0, lam=1.0, tol=1e-9, max_iter=100):
     """LOGO's iterates from the definitions alone: X in units of its typical spread, w⁽⁰⁾ = 1, then
     w⁽ᵗ⁺¹⁾ = argmin_{w ≥ 0} Σ_n log(1 + exp(−wᵀz̄_n(w⁽ᵗ⁾))) + λ‖w‖₁ (eq. 7) by SciPy's L-BFGS-B on
@@ -300,7 +294,7 @@ def reference_iterates(X, y, sigma=2.0, lam=1.0, tol=1e-9, max_iter=100):
     Returns (iterates in units of the typical spread, that spread, converged)."""
     from scipy.optimize import minimize
 
-    scale = typical_spread_by_definition(X)
+    scale = reference_typical_spread(X)
     Xs, w = np.asarray(X, dtype=float) / scale, np.ones(X.shape[1])
 
     def garrote(v, Z):
