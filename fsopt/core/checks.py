@@ -38,6 +38,7 @@ records of the solves a check makes, each with the subproblem it solved.
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import importlib.util
 import inspect
@@ -53,7 +54,7 @@ import numpy as np
 from . import solvers
 from .subproblem import observe_solves
 
-__all__ = ["Check", "Margins", "Outcome", "PlantedBug", "check", "draws", "load_path", "log_uniform",
+__all__ = ["Check", "Margins", "Outcome", "PlantedBug", "blind_certificate", "check", "draws", "load_path", "log_uniform",
            "observe_solves", "patch", "planted_bug", "planted_bugs", "probe", "probes", "reference_typical_spread",
            "registered_checks", "wrap_backend"]
 
@@ -218,11 +219,18 @@ def wrap_backend(stack, name, transform, kind=None):
     real = solvers.backends()[name]
 
     class Wrong(type(real)):
+        @functools.wraps(type(real).solve)  # the real one's options (a backend's signature states them)
         def solve(self, subproblem, **options):
             out = real.solve(subproblem, **options)
             return transform(subproblem, *out) if kind in (None, subproblem.name) else out
 
     solvers.register_backend(Wrong())
+
+
+def blind_certificate(stack, subproblem_class):
+    """Until ``stack`` closes, ``subproblem_class``'s NumPy certificate reports a zero residual: a
+    wrong answer then passes the certificate policy, and only a check's own reference can see it."""
+    patch(stack, subproblem_class, "certificate", lambda self, solution: {"residual": 0.0})
 
 
 # --- checks from a path ----------------------------------------------------------------------------

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.checks import patch, planted_bug, wrap_backend
+from ..core.checks import blind_certificate, patch, planted_bug, wrap_backend
 from . import rounding, weights
-from .lp import EpsilonConstraint
+from .lp import EpsilonConstraint, EpsilonMax
 
 KIND = EpsilonConstraint.name
 
@@ -88,3 +88,25 @@ def rounding_cost_misreported(stack):
         return out, cost
 
     patch(stack, rounding, "round_solution", misreported)
+
+
+# --- the same faults behind a blind certificate: only a check's own reference sees them ----------
+@planted_bug("(9) at a feasible vertex, certificate blind", catches=("LFS feasibility",),
+             description="HIGHSPY returns the (8) maximizer for (9) and (9)'s certificate reports zero")
+def nonoptimal_vertex_unseen(stack):
+    nonoptimal_vertex(stack)
+    blind_certificate(stack, EpsilonConstraint)
+
+
+@planted_bug("(9) solution +1e-3, certificate blind", catches=("LFS Fig. 10", "LFS feasibility"),
+             description="HIGHSPY's f of (9) perturbed by 1e-3 and (9)'s certificate reports zero")
+def solution_perturbed_unseen(stack):
+    solution_perturbed(stack)
+    blind_certificate(stack, EpsilonConstraint)
+
+
+@planted_bug("TOPK off by one, certificate blind", catches=("LFS TOPK (8)",),
+             description="TOPK keeps the α − 1 largest b and (8)'s certificate reports zero")
+def topk_off_by_one_unseen(stack):
+    topk_off_by_one(stack)
+    blind_certificate(stack, EpsilonMax)

@@ -6,11 +6,14 @@ real name; :meth:`fsopt.core.checks.PlantedBug.planted` restores everything.
 """
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from ..core import blocks, solvers
-from ..core.checks import patch, planted_bug, wrap_backend
+from ..core.checks import blind_certificate, patch, planted_bug, wrap_backend
 from . import estimator, margins
+from .garrote import GarroteLogistic
 from .method import LogoFixedPoint
 
 FIXED_POINT = "LOGO fixed point (3)-(7)"
@@ -22,17 +25,12 @@ def gradient_perturbed(stack):
     wrap_backend(stack, "GRADIENT", lambda sp, sol, status, it: ({"w": sol["w"] + 1e-3}, status, it))
 
 
-@planted_bug("gradient path stops early", catches=("LOGO Thm 1",),
-             description="GRADIENT runs at 1e3 × the tolerance it is given (an answer the certificate "
-                         "may accept, further from the optimum than asked)")
-def gradient_loose(stack):
-    real = solvers.backends()["GRADIENT"]
-
-    class Loose(type(real)):
-        def solve(self, subproblem, tol=None, **options):
-            return real.solve(subproblem, tol=None if tol is None else 1e3 * tol, **options)
-
-    solvers.register_backend(Loose())
+@planted_bug("gradient path +1e-3, certificate blind", catches=("LOGO Thm 1",),
+             description="GRADIENT returns w + 1e-3 and the garrote's NumPy certificate reports a zero "
+                         "residual: only a reference outside the code under test sees the error")
+def gradient_perturbed_unseen(stack):
+    gradient_perturbed(stack)
+    blind_certificate(stack, GarroteLogistic)
 
 
 @planted_bug("LBFGSB stops at 3 iterations", catches=("LOGO sigma->inf",),
@@ -41,6 +39,7 @@ def lbfgsb_early(stack):
     real = solvers.backends()["LBFGSB"]
 
     class Early(type(real)):
+        @functools.wraps(type(real).solve)
         def solve(self, subproblem, **options):
             sol, _, it = real.solve(subproblem, **{**options, "max_iter": 3})
             return sol, "optimal", it
@@ -53,13 +52,13 @@ def _probabilities(stack, transform):
     patch(stack, margins, "neighbor_probabilities", lambda D, y, sigma: transform(real, D, y, sigma))
 
 
-@planted_bug("kernel width x4 (LOGO)", catches=("LOGO margins (3)-(5)", "LOGO Thm 2", FIXED_POINT),
+@planted_bug("kernel width x4 (LOGO)", catches=("LOGO margins (3)-(5)", FIXED_POINT),
              description="neighbor probabilities with 4σ instead of σ (wrong kernel width)")
 def logo_width(stack):
     _probabilities(stack, lambda f, D, y, s: f(D, y, 4 * s))
 
 
-@planted_bug("probabilities ignore w", catches=("LOGO margins (3)-(5)", "LOGO Thm 2", FIXED_POINT),
+@planted_bug("probabilities ignore w", catches=("LOGO margins (3)-(5)", FIXED_POINT),
              description="neighbor probabilities uniform (σ = inf): margins independent of w")
 def logo_uniform(stack):
     _probabilities(stack, lambda f, D, y, s: f(D, y, np.inf))
@@ -70,6 +69,15 @@ def logo_uniform(stack):
              description="nearest-hit and nearest-miss probabilities exchanged")
 def logo_swapped(stack):
     _probabilities(stack, lambda f, D, y, s: f(D, y, s)[::-1])
+
+
+@planted_bug("statistics frozen at w0", catches=("LOGO Thm 2", FIXED_POINT),
+             description="the fixed point's statistics always use the start w⁽⁰⁾: the map T is "
+                         "constant, its 'fixed point' T(w⁽⁰⁾) depends on the start")
+def statistics_frozen(stack):
+    real = LogoFixedPoint.statistics
+    patch(stack, LogoFixedPoint, "statistics",
+          lambda self, iterate, active: real(self, self.initial_iterate(), active))
 
 
 # --- elimination (fsopt.logo.method) ---------------------------------------------------------------

@@ -2,8 +2,8 @@
 
 LOGO margins (3)-(5)   the expected margins equal a loop over the definition (kernel exp(−d/σ)).
 LOGO Thm 1             the gradient path from random v0 reaches the optimum of (7) found by Clarabel.
-LOGO Thm 2             over a σ grid that brackets σ*: below it some start does not reach the common
-                       fixed point, above it all do, and q(σ) decreases there (no slack).
+LOGO Thm 2             on a σ grid: a σ* above which every start reaches one fixed point with
+                       contraction number q(σ) < 1, and q → 0 as σ → ∞ (the theorem's statement).
 LOGO sigma->inf        at a large *finite* σ (margins still depend on w) the fixed point is reached in
                        one step and equals the solution of (7) on uniform-probability margins computed
                        in NumPy.
@@ -125,12 +125,18 @@ def contraction_number(est) -> float:
     return float(np.median(ratios)) if ratios.size else 0.0
 
 
-@check("LOGO Thm 2", "on a sigma grid bracketing sigma*: below it starts disagree, above it every w0 "
-       "reaches one fixed point and q(sigma) decreases", kinds=(KIND,))
+@check("LOGO Thm 2", "there is a sigma* on the grid above which every w0 >= 0 reaches one fixed point with "
+       "contraction number q(sigma) < 1, and q(sigma) -> 0 as sigma -> inf", kinds=(KIND,))
 def theorem2(quick, rng=None, solver=None):
-    """Spiral with 1.5 turns (small σ, near 1-NN, does not converge there, so σ* is inside the grid);
-    instances: n per class ∈ [50, 80], J ∈ [6, 14], seed drawn.  spread = max |w − w_ref| / max w_ref
-    over the starts (inf when a start does not converge in the iteration budget)."""
+    """Theorem 2 claims the existence of σ* such that for every σ > σ* the map T is a contraction
+    (q(σ) < 1), so that every start w⁽⁰⁾ ≥ 0 reaches the same fixed point; its proof rests on
+    q(σ) → 0 as σ → ∞.  It does not claim that q decreases in σ (measured: q = 0.54, 0.72, 0.41
+    at σ = 2, 4, 8 on a random spiral), nor that starts disagree below σ*.  Measured on a σ grid
+    ending at SIGMA_LARGE: σ* = the smallest grid σ from which every larger one has one fixed point
+    (spread over starts ≤ 1e-3); at least the last three grid values must be above it, each with
+    q(σ) < 1 (median ratio θ_{t+1}/θ_t), and q(SIGMA_LARGE) ≤ Q_LIMIT.  Spiral with 1.5 turns;
+    instances: n per class ∈ [50, 80], J ∈ [6, 14], seed drawn.  spread = max |w − w_ref| /
+    max w_ref over the starts (inf when a start does not converge in the iteration budget)."""
     solver = solver or "LBFGSB"
     g = rng if rng is not None else np.random.default_rng(1)
     n, J, seed = (60, 10, 1) if rng is None else (int(g.integers(50, 81)), int(g.integers(6, 15)),
@@ -138,7 +144,7 @@ def theorem2(quick, rng=None, solver=None):
     if rng is None and not quick:
         n, J = 150, 50
     X, y = make_spiral(n, J, turns=1.5, random_state=seed)
-    sigmas = [0.5, 1.0, 2.0, 4.0, 8.0, 16.0] if quick else [0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0]
+    sigmas = ([0.5, 1.0, 2.0, 4.0, 8.0, 16.0] if quick else [0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0]) + [SIGMA_LARGE]
     starts = [None] + [g.uniform(0.0, 3.0, X.shape[1]) for _ in range(1 if quick else 4)]
     spread, q = [], []
     for sigma in sigmas:
@@ -150,17 +156,20 @@ def theorem2(quick, rng=None, solver=None):
     unique = [s <= 1e-3 for s in spread]
     star = next((i for i in range(len(sigmas)) if all(unique[i:])), len(sigmas))
     margins = Margins()
-    margins.require("sigma* inside the grid (smallest sigma not unique)", 0 < star <= len(sigmas) - 3)
+    margins.require("one fixed point on the last three grid values at least", star <= len(sigmas) - 3)
     for s in spread[star:]:
         margins.at_most("spread_above_sigma*", s, 1e-3)
-    for a, b in zip(q[star:], q[star + 1:]):
-        margins.at_most("q_increase_above_sigma*", b - a, 0.0, scale=1.0)
     for v in q[star:]:
         margins.at_most("q_above_sigma*", v, 1.0)
+    margins.at_most("q_at_large_sigma", q[-1], Q_LIMIT)
     return margins.outcome({"sigma": sigmas, "spread_over_starts": spread, "q": q,
                             "sigma_star": sigmas[star] if star < len(sigmas) else None},
                            f"n={n}, J={J}, turns=1.5; {len(starts)} starts per sigma (w0 = 1 and "
-                           f"uniform[0, 3]); {solver} subproblems; sigma* needs 3 grid values above it")
+                           f"uniform[0, 3]); {solver} subproblems; sigma in units of X's typical spread")
+
+
+SIGMA_LARGE = 1e3  # σ far above the spiral's distances (units of X's typical spread): q near its limit 0
+Q_LIMIT = 0.05  # ... measured q(1e3) ≈ 1e-3 on the canonical instances
 
 
 def uniform_margins(X, y):

@@ -9,7 +9,7 @@ import math
 
 import cvxpy as cp
 
-from ..core.checks import patch, planted_bug
+from ..core.checks import blind_certificate, patch, planted_bug
 from . import method
 from .qcqp import MKLDual
 
@@ -71,3 +71,10 @@ def bound_inflated(stack):
 def ranking_reversed(stack):
     real = method.partition
     patch(stack, method, "partition", lambda tau_i, m, tie_tol=1e-6: real(tau_i.max() - tau_i, m, tie_tol))
+
+
+@planted_bug("QCQP alpha x(1+1e-3), certificate blind", catches=("NMMKL Cor. 3",),
+             description="α of (8) perturbed by a relative 1e-3 and (8)'s certificate reports zero")
+def alpha_perturbed_unseen(stack):
+    alpha_perturbed(stack)
+    blind_certificate(stack, MKLDual)
