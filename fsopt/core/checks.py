@@ -126,10 +126,7 @@ class Check:
     claim: str
     func: Callable
     kinds: tuple = ()  # subproblem names whose solver ``--solver`` replaces
-
-    @property
-    def method(self) -> str:
-        return self.name.split()[0]
+    reference: str = ""  # the independent value the claim is measured against
 
     def call(self, quick, rng=None, solver=None) -> Outcome:
         params = inspect.signature(self.func).parameters
@@ -141,10 +138,11 @@ _CHECKS: dict[str, Check] = {}
 _PROBES: dict[str, Callable] = {}
 
 
-def check(name: str, claim: str, kinds=()):
-    """Register ``func(quick[, rng][, solver]) -> Outcome`` as the check ``name``."""
+def check(name: str, claim: str, kinds=(), reference: str = ""):
+    """Register ``func(quick[, rng][, solver]) -> Outcome`` as the check ``name``; ``reference``
+    says what independent value the claim is measured against."""
     def register(func):
-        _CHECKS[name] = Check(name, claim, func, tuple(kinds))
+        _CHECKS[name] = Check(name, claim, func, tuple(kinds), reference)
         return func
     return register
 

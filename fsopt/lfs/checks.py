@@ -106,7 +106,8 @@ def box_card_violation(f, alpha):
 
 
 @check("LFS TOPK (8)", "epsilon_max of (8) equals the LP optimum (SciPy HiGHS-IPM) and its dual value",
-       kinds=(EpsilonMax.name,))
+       kinds=(EpsilonMax.name,),
+       reference="SciPy HiGHS-IPM LP and the LP dual at its breakpoints")
 def topk(quick, rng=None, solver=None):
     eps_solver, _ = _solvers(solver)
     margins, worst_lp, worst_dual, worst_infeas, n = Margins(), 0.0, 0.0, 0.0, 0
@@ -135,7 +136,8 @@ def topk(quick, rng=None, solver=None):
 
 
 @check("LFS feasibility", "(9) is feasible with the optimal value for every beta in [0, 1] and infeasible "
-       "just above 1", kinds=(EpsilonMax.name, EpsilonConstraint.name))
+       "just above 1", kinds=(EpsilonMax.name, EpsilonConstraint.name),
+       reference="NumPy feasibility of f; SciPy HiGHS-IPM optimum; infeasible above beta = 1 by both")
 def feasibility(quick, rng=None, solver=None):
     """The β sweep of (9) as Alg. 1 runs it (warm-started backend), every point, both passes."""
     eps_solver, lp_solver = _solvers(solver)
@@ -191,7 +193,8 @@ def fractional_entries(f):
 
 
 @check("LFS Fig. 10", "relaxed LP solutions are close to their binary roundings: ||f - f*||_1 <= 2 "
-       "(a vertex of (9) has at most 2 fractional entries)", kinds=(EpsilonConstraint.name,))
+       "(a vertex of (9) has at most 2 fractional entries)", kinds=(EpsilonConstraint.name,),
+       reference="fractional entries counted on every (9) of a beta sweep")
 def figure10(quick, rng=None, solver=None):
     """§4.5, Fig. 10: the histogram over representative points of ‖f_β − f*‖₁ / M.
 
@@ -248,7 +251,8 @@ def weights_by_definition(X, y, sets, sigma):
     return W
 
 
-@check("LFS weights (10)", "the weights (10) and the cost vectors (5) equal their definitions (loops)")
+@check("LFS weights (10)", "the weights (10) and the cost vectors (5) equal their definitions (loops)",
+       reference="loops over the definitions of (10) and (5)")
 def weights_eq10(quick, rng=None):
     margins, worst_w, worst_c = Margins(), 0.0, 0.0
     for g in draws(rng, 3, seed=10):
@@ -273,7 +277,8 @@ def weights_eq10(quick, rng=None):
 
 
 @check("LFS rounding", "the exact rounding of a relaxed (9) solution is the cheapest feasible completion "
-       "(all 2^k enumerated)")
+       "(all 2^k enumerated)",
+       reference="itertools.product over all 2^k completions; cost a'f recomputed from the pattern")
 def rounding_exact(quick, rng=None):
     margins, worst, misreport, n_none = Margins(), 0.0, 0.0, 0
     for g in draws(rng, 20, seed=11):

@@ -53,7 +53,8 @@ def margins_by_definition(X, y, w, sigma):
     return Z
 
 
-@check("LOGO margins (3)-(5)", "the expected margins z̄_n equal eqs (3)-(5) evaluated by loops")
+@check("LOGO margins (3)-(5)", "the expected margins z̄_n equal eqs (3)-(5) evaluated by loops",
+       reference="loops over samples and pairs evaluating eqs (3)-(5)")
 def margins_eq3(quick, rng=None):
     margins, worst = Margins(), 0.0
     for g in draws(rng, 3, seed=3):
@@ -76,7 +77,8 @@ def _subject(solver):
 
 
 @check("LOGO Thm 1", "the gradient path from any v0 with no zero entry reaches the conic optimum of (7)",
-       kinds=(KIND,))
+       kinds=(KIND,),
+       reference="Clarabel at tol 1e-10 (the gradient path at 1e-10 when Clarabel is under study)")
 def theorem1(quick, rng=None, solver=None):
     """Random starts (|v0_j| ∈ [0.05, 3], random signs) against Clarabel at tolerance 1e-10
     (against the gradient path at 1e-10 when Clarabel itself is under study).  Instances: n per
@@ -126,7 +128,8 @@ def contraction_number(est) -> float:
 
 
 @check("LOGO Thm 2", "there is a sigma* on the grid above which every w0 >= 0 reaches one fixed point with "
-       "contraction number q(sigma) < 1, and q(sigma) -> 0 as sigma -> inf", kinds=(KIND,))
+       "contraction number q(sigma) < 1, and q(sigma) -> 0 as sigma -> inf", kinds=(KIND,),
+       reference="fixed points from different starts w0 and the measured ratios theta_{t+1}/theta_t")
 def theorem2(quick, rng=None, solver=None):
     """Theorem 2 claims the existence of σ* such that for every σ > σ* the map T is a contraction
     (q(σ) < 1), so that every start w⁽⁰⁾ ≥ 0 reaches the same fixed point; its proof rests on
@@ -182,7 +185,8 @@ def uniform_margins(X, y):
 
 
 @check("LOGO sigma->inf", "at a large finite sigma the fixed point is reached in one step: it solves (7) "
-       "on uniform-probability margins", kinds=(KIND,))
+       "on uniform-probability margins", kinds=(KIND,),
+       reference="(7) on uniform-probability margins computed in NumPy, solved by the gradient path at 1e-10; unit scale from its definition")
 def sigma_infinity(quick, rng=None, solver=None):
     """σ = 1e4 × the largest weighted distance at w = 1 (probabilities within ~1e-4 of uniform but
     still dependent on w); reference: (7) on NumPy uniform margins by the gradient path at 1e-10
@@ -225,7 +229,8 @@ def growth_exponents(Js):
 
 
 @check("LOGO sample complexity", "samples needed to recover the spiral grow ~ logarithmically in J, "
-       "not as a power law", kinds=(KIND,))
+       "not as a power law", kinds=(KIND,),
+       reference="growth models of n*(J): slope of a logarithm vs sqrt(J) on log-log axes")
 def sample_complexity(quick, rng=None, solver=None):
     """n*(J): smallest n per class on a geometric grid (ratio 1.25) at which most seeds put the two
     relevant features on top; searched upward from n*(previous J).  Growth-model comparison on the
@@ -337,7 +342,8 @@ def _fixed_point_instance(g, quick):
 
 @check("LOGO fixed point (3)-(7)", "the estimator's iterates and fixed point (dense X with elimination, "
        "and X in a store read in column blocks) are those of eqs (3)-(7) computed from the definitions",
-       kinds=(KIND,))
+       kinds=(KIND,),
+       reference="a NumPy loop over samples for (3)-(5), SciPy L-BFGS-B for (7), the unit scale from its definition")
 def fixed_point(quick, rng=None, solver=None):
     """Reference: :func:`reference_iterates` (a loop over samples for (3)–(5), SciPy's L-BFGS-B for
     (7), the unit scale from its definition).  The estimator runs with elimination on (features

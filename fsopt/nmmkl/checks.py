@@ -174,7 +174,8 @@ def corollary2_residuals(est, X=None, y=None) -> dict:
 
 
 @check("NMMKL Cor. 2", "λ lies in [τ_{1+k_max}, τ_m] and the cone multipliers p of (8) are 1 on A, 0 on C "
-       "(eqs 10-13)", kinds=KINDS)
+       "(eqs 10-13)", kinds=KINDS,
+       reference="tau_i and A/B/C recomputed from alpha (eqs 14, 10-12); the solver's cone multipliers")
 def corollary2(quick, rng=None, solver=None):
     margins, worst = Margins(), {}
     fits = _fits(quick, rng, solver)
@@ -193,7 +194,8 @@ def corollary2(quick, rng=None, solver=None):
                            f"recomputed from alpha (eqs 14, 10-12); {sizes}")
 
 
-@check("NMMKL Cor. 3", "with m = d, (8) is the SVM dual (3): same value and α as LIBSVM", kinds=KINDS[:1])
+@check("NMMKL Cor. 3", "with m = d, (8) is the SVM dual (3): same value and α as LIBSVM", kinds=KINDS[:1],
+       reference="LIBSVM (scikit-learn SVC, precomputed kernel, tol 1e-10)")
 def corollary3(quick, rng=None, solver=None):
     df = corollary3_table(3 if quick else 10, solver=solver, rng=rng)
     margins = Margins()
@@ -233,7 +235,8 @@ def theorem5_gap(est, tol=1e-6):
     return abs(alg - lp) / max(1.0, abs(lp)), feasible
 
 
-@check("NMMKL Thm 5", "the m largest τ_i (Algorithm 1) solve (17): same value as the LP optimum", kinds=KINDS)
+@check("NMMKL Thm 5", "the m largest τ_i (Algorithm 1) solve (17): same value as the LP optimum", kinds=KINDS,
+       reference="(17) as an LP by SciPy's HiGHS")
 def theorem5(quick, rng=None, solver=None):
     margins, gaps = Margins(), []
     fits = _fits(quick, rng, solver)
@@ -246,7 +249,8 @@ def theorem5(quick, rng=None, solver=None):
                            f"{len(fits)} random problems; (17) by HiGHS (scipy.optimize.linprog)")
 
 
-@check("NMMKL Thm 6", "ω(p_alg)/ω(p̃*) ≤ 1/(1 − σ_max(M^-1/2 B M^-1/2)), p̃* by exhaustive search", kinds=KINDS)
+@check("NMMKL Thm 6", "ω(p_alg)/ω(p̃*) ≤ 1/(1 − σ_max(M^-1/2 B M^-1/2)), p̃* by exhaustive search", kinds=KINDS,
+       reference="exhaustive search of (4) with LIBSVM; the bound from its definition (N x N M, eigh)")
 def theorem6(quick, rng=None, solver=None):
     df = theorem6_table(4 if quick else 12, solver=solver, rng=rng)
     informative = df[np.isfinite(df.bound) & (df.bound <= INFORMATIVE_BOUND)]

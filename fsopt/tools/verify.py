@@ -270,6 +270,8 @@ def add_arguments(v):
                         "checks catch them and how (exit 0: all caught by a check's measurement)")
     v.add_argument("--all-cells", action="store_true",
                    help="with --mutants: run every planted bug against every check")
+    v.add_argument("--report", default=None, metavar="FILE.md",
+                   help="with --mutants: write per check its claim, reference, worst slack and the bugs it caught")
     v.add_argument("names", nargs="*", help="only checks whose name contains one of these")
 
 
