@@ -128,8 +128,9 @@ def report(table) -> str:
         base = table.baseline[c.name].outcome
         caught = [f"{b.name} ({how[table.cells[(b.name, c.name)]]})" for b in table.bugs
                   if table.cells.get((b.name, c.name), MISSED) != MISSED]
-        lines.append(f"| {c.name} | {c.claim} | {c.reference} | {verify._fmt(base.slack)} ({base.binding}) | "
-                     f"{'; '.join(caught) or 'none'} |")
+        cells = [c.name, c.claim, c.reference, f"{verify._fmt(base.slack)} ({base.binding})",
+                 "; ".join(caught) or "none"]
+        lines.append("| " + " | ".join(cell.replace("|", "\\|") for cell in cells) + " |")
     return "\n".join(lines)
 
 
