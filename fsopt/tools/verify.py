@@ -158,7 +158,7 @@ def solves_of(res: Result, solver) -> Counter:
     """The counts of ``solver``'s solves (by the name given or its backend's)."""
     names = {str(solver).lower()}
     with contextlib.suppress(ValueError):
-        names.add(resolve_solver(solver)[0].name.lower())
+        names.add(resolve_solver(solver).backend.name.lower())
     total = Counter()
     for name, counts in res.solves.items():
         if str(name).lower() in names:
