@@ -200,8 +200,16 @@ def test_corrupt_profile_names_the_file(tmp_path, monkeypatch):
         resolve_solver("broken")
 
 
-def test_mosek_licence_probed_at_most_once():
+def test_mosek_licence_probed_at_most_once(monkeypatch):
+    """Counted where the probe happens (a MOSEK solve through cvxpy), not by the cache's own count."""
+    import cvxpy as cp
+
     registry._mosek_license_problem.cache_clear()
-    for _ in range(3):
-        registry.backends()["MOSEK"].unavailable_reason()
-    assert registry._mosek_license_problem.cache_info().misses <= 1
+    solves, real = [], cp.Problem.solve
+    monkeypatch.setattr(cp.Problem, "solve", lambda self, *a, **k: solves.append(k.get("solver")) or real(self, *a, **k))
+    mosek = registry.backends()["MOSEK"]
+    monkeypatch.setattr(type(mosek), "installed", lambda self: True)  # probed even where MOSEK is absent
+    monkeypatch.setattr(type(mosek).__mro__[1], "unavailable_reason", lambda self: None)
+    for _ in range(4):
+        assert mosek.unavailable_reason() == mosek.unavailable_reason()
+    assert solves.count("MOSEK") == 1

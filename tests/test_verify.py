@@ -1,11 +1,16 @@
 """`fsopt verify`: every check passes on clean code, fails under planted bugs, sweeps instances, and
 runs with a solver registered at run time."""
+import re
+from unittest import mock
+
 import numpy as np
 import pytest
 
 from fsopt.core import solvers
-from fsopt.tools import verify, verify_mutants
+from fsopt.core.checks import observe_solves
 from fsopt.lfs.lp import EpsilonMax
+from fsopt.logo.lbfgsb import LBFGSB
+from fsopt.tools import cli, verify, verify_mutants
 
 CHECKS = sorted(verify.checks())
 
@@ -24,28 +29,47 @@ def test_every_method_registers_checks():
     assert {"LOGO", "NMMKL", "LFS"} <= prefixes, prefixes
 
 
-def test_every_mutant_is_caught_and_every_check_catches_one():
+def test_every_planted_bug_is_caught_by_a_measurement_and_every_check_catches_one():
     table = verify_mutants.run(quick=True, echo=None)
     text = table.format()
-    assert len(table.mutants) >= 10
-    assert text.splitlines()[-1] == f"mutants caught: {len(table.mutants)} of {len(table.mutants)}; " \
-                                    "checks that caught none: 0", text
+    assert len(table.bugs) >= 25
+    assert re.fullmatch(rf"bugs caught: {len(table.bugs)} of {len(table.bugs)} \(\d+ by a check's measurement, "
+                        r"\d+ by the certificate policy only\); checks that catch none by their measurement: 0",
+                        text.splitlines()[-1]), text
     assert table.ok
+    new = ("elimination bound always holds", "elimination without final check", "block boundary off by one",
+           "column block read twice", "unit scale ignored", "statistics frozen at w0")
+    assert all(table.measured(b) for b in table.bugs if b.name in new)  # by a measurement, not the certificate
+    assert {c.name for c in table.checks} == set(CHECKS)  # every check is some bug's pair
 
 
-def test_mutants_restore_everything():
-    from fsopt.logo import margins
-    from fsopt.lfs import rounding
-    from fsopt.nmmkl.qcqp import MKLDual
+def _targets():
+    """Every attribute a planted bug replaces (found by planting it) and the backend registry."""
+    targets, real = set(), mock.patch.object
 
-    before = (dict(solvers.backends()), margins.neighbor_probabilities, rounding.round_solution,
-              MKLDual._extract, MKLDual._build)
-    for m in verify_mutants.MUTANTS:
-        with verify_mutants.applied(m):
+    def spy(target, attribute, *args, **kwargs):
+        targets.add((target, attribute))
+        return real(target, attribute, *args, **kwargs)
+
+    for bug in verify.bugs().values():
+        with mock.patch.object(mock.patch, "object", spy), bug.planted():
             pass
-    after = (dict(solvers.backends()), margins.neighbor_probabilities, rounding.round_solution,
-             MKLDual._extract, MKLDual._build)
+    return sorted(targets, key=repr)
+
+
+def test_planted_bugs_restore_everything():
+    targets = _targets()
+    assert len(targets) >= 10, targets
+    before = ({(t, a): getattr(t, a) for t, a in targets}, dict(solvers.backends()))
+    for bug in verify.bugs().values():
+        with bug.planted():
+            pass
+    after = ({(t, a): getattr(t, a) for t, a in targets}, dict(solvers.backends()))
     assert after == before
+    for bug in verify.bugs().values():  # and each one did replace something while planted
+        with bug.planted():
+            changed = [(t, a) for t, a in targets if getattr(t, a) is not before[0][(t, a)]]
+            assert changed or dict(solvers.backends()) != before[1], bug.name
 
 
 def test_instances_report_the_worst_slack_over_random_instances():
@@ -98,3 +122,91 @@ def test_solver_registered_at_run_time_is_verified(registry):
 def test_solver_that_solves_no_checked_subproblem_is_a_clear_error():
     with pytest.raises(ValueError, match="no check exercises"):
         verify.select(solver="TOPK", names=["LOGO"])
+
+
+class _SkewedLBFGSB(LBFGSB):
+    """A copy of LBFGSB registered at run time whose only change: weights on the support × 1.002."""
+
+    name = "SKEWED"
+
+    def solve(self, subproblem, **options):
+        sol, status, iterations = super().solve(subproblem, **options)
+        w = sol["w"].copy()
+        w[w > 0] *= 1.002
+        return {**sol, "w": w}, status, iterations
+
+
+def test_skewed_backend_fails_verify_with_its_rejected_solves_counted(registry, capsys):
+    """The acceptance test of `verify --solver`: NAME's own answers are judged (no refinement), each
+    rejected certificate fails its check and is counted; the honest backend passes."""
+    solvers.register_backend(_SkewedLBFGSB())
+    assert cli.main(["verify", "--quick", "--solver", "SKEWED"]) == 1
+    out = capsys.readouterr().out
+    lines = [line for line in out.splitlines() if line.startswith("[")]
+    assert lines and all(line.startswith("[FAIL]") for line in lines), out
+    rejected = [int(n) for n in re.findall(r"SKEWED's solves: 0 certified, (\d+) rejected, 0 refined", out)]
+    assert len(rejected) == len(lines) and all(n >= 1 for n in rejected), out
+    assert f"SKEWED 0 certified, {sum(rejected)} rejected, 0 refined" in out  # the summary per solver
+    assert cli.main(["verify", "--quick", "--solver", "LBFGSB"]) == 0
+    out = capsys.readouterr().out
+    assert "[FAIL]" not in out and re.search(r"LBFGSB's solves: \d+ certified, 0 rejected, 0 refined", out), out
+
+
+def test_refine_restores_the_policy_and_names_the_repaired_answers(registry):
+    solvers.register_backend(_SkewedLBFGSB())
+    res = verify.run(quick=True, names=["LOGO Thm 1"], solver="SKEWED", refine=True, echo=None)[0]
+    counts = verify.solves_of(res, "SKEWED")
+    assert res.outcome.passed and counts["refined"] >= 1 and counts["rejected"] == 0, counts
+    assert res.repaired and "garrote_logistic" in res.repaired[0]
+    assert "repaired by the certificate policy" in verify.format_result(res)
+
+
+USER_CHECKS = '''
+import numpy as np
+from fsopt.core.checks import Margins, check, patch, planted_bug
+import fsopt.lfs.weights as weights
+
+@check("USER costs (5)", "the cost vectors a, b of (5) are nonnegative")
+def costs(quick, rng=None):
+    X, y = np.random.default_rng(0).standard_normal((8, 3)), np.arange(8) % 2
+    A, B = weights.local_costs(X, y, np.full((8, 8), 1 / 8))
+    margins = Margins()
+    margins.at_least("min_cost", float(min(A.min(), B.min())), 0.0, scale=1.0)
+    return margins.outcome({"min": float(min(A.min(), B.min()))})
+
+@planted_bug("costs negated", catches=("USER costs (5)",))
+def negated(stack):
+    real = weights.local_costs
+    patch(stack, weights, "local_costs", lambda X, y, W: tuple(-c for c in real(X, y, W)))
+'''
+
+
+def test_checks_and_planted_bugs_from_a_path(tmp_path, capsys, monkeypatch):
+    """A user's check and its planted bug, from a folder (--checks) or FSOPT_CHECKS_PATH;
+    --mutants NAME runs only the bugs named."""
+    (tmp_path / "user_checks.py").write_text(USER_CHECKS)
+    assert cli.main(["verify", "--quick", "--checks", str(tmp_path), "USER"]) == 0
+    assert "[PASS] USER costs (5)" in capsys.readouterr().out
+    monkeypatch.setenv(verify.CHECKS_PATH, str(tmp_path / "user_checks.py"))
+    assert cli.main(["verify", "--quick", "--mutants", "costs negated"]) == 0
+    out = capsys.readouterr().out
+    assert "costs negated" in out and "measurement: USER costs (5)" in out and "rounding" not in out, out
+    with pytest.raises(ValueError, match="does not exist"):
+        verify.load([tmp_path / "missing.py"])
+    with pytest.raises(ValueError, match="no planted bug matches"):
+        verify_mutants.select_bugs(["no such bug"])
+
+
+def test_observed_solves_can_be_recertified():
+    """Every solve of a fit is observed with a copy of what it solved: its certificate recomputed
+    from that copy equals the one recorded, even though the subproblem moved on since."""
+    from fsopt import LOGO
+    from fsopt.datasets.spiral import make_spiral
+
+    X, y = make_spiral(40, 8, random_state=0)
+    with observe_solves() as records:
+        LOGO(max_iter=5).fit(X, y)
+    assert len(records) >= 2 and all(r.input is not None for r in records)
+    for r in records:
+        assert r.input.certificate(r.solution)["residual"] == r.certificate["residual"]
+    assert records[0].input.Z is not records[-1].input.Z

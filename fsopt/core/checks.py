@@ -19,15 +19,44 @@ under study for its subproblem ``kinds``; ``None``: the default)::
 Every condition is a :class:`Margins` entry ``value ≤ limit`` (or ``≥``); the *slack* of an outcome is
 the smallest ``(limit − value) / scale`` over its conditions: how far the worst one is from failing
 (negative: failed).
+
+A check proves itself by failing: a *planted bug* is a deliberate fault, planted by patching a
+documented function or registering a wrong backend inside a context that restores everything, and
+it names the checks that must catch it (the pairing is explicit)::
+
+    from fsopt.core.checks import patch, planted_bug
+
+    @planted_bug("margins ignore w", catches=("MYMETHOD Thm 3",), description="z̄ computed at w = 1")
+    def margins_ignore_w(stack):                 # stack: a contextlib.ExitStack, closed on exit
+        patch(stack, my_module, "margins", lambda X, y, w: real(X, y, np.ones_like(w)))
+
+Checks and bugs come from the methods (``fsopt/<method>/checks.py`` and ``bugs.py``), from the
+``fsopt.checks`` entry points, and from a path (:func:`load_path`: ``fsopt verify --checks PATH``
+or ``FSOPT_CHECKS_PATH``).  :func:`observe_solves` (from :mod:`fsopt.core.subproblem`) collects the
+records of the solves a check makes, each with the subproblem it solved.
 """
 from __future__ import annotations
 
+import contextlib
+import functools
+import hashlib
+import importlib.util
 import inspect
 import math
+import sys
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Callable
+from unittest import mock
 
 import numpy as np
+
+from . import solvers
+from .subproblem import observe_solves
+
+__all__ = ["Check", "Margins", "Outcome", "PlantedBug", "blind_certificate", "check", "draws", "load_path", "log_uniform",
+           "observe_solves", "patch", "planted_bug", "planted_bugs", "probe", "probes", "reference_typical_spread",
+           "registered_checks", "wrap_backend"]
 
 
 @dataclass
@@ -37,6 +66,7 @@ class Outcome:
     detail: str = ""
     slack: float = math.nan  # min over conditions of (limit − value)/scale; < 0 failed, nan unknown
     binding: str = ""  # the condition that sets the slack
+    raised: str = ""  # the exception that ended the check, if one did (e.g. "SolverFailed")
 
 
 class Margins:
@@ -83,16 +113,20 @@ def log_uniform(g, lo, hi):
     return float(np.exp(g.uniform(np.log(lo), np.log(hi))))
 
 
+def reference_typical_spread(X) -> float:
+    """The unit of X by its definition (fsopt.core.scaling): the median over the non-constant
+    columns of their standard deviation; for references that must not reuse the code's own."""
+    X = np.asarray(X, dtype=float)
+    return float(np.median(X[:, np.ptp(X, axis=0) > 0].std(axis=0)))
+
+
 @dataclass
 class Check:
     name: str
     claim: str
     func: Callable
     kinds: tuple = ()  # subproblem names whose solver ``--solver`` replaces
-
-    @property
-    def method(self) -> str:
-        return self.name.split()[0]
+    reference: str = ""  # the independent value the claim is measured against
 
     def call(self, quick, rng=None, solver=None) -> Outcome:
         params = inspect.signature(self.func).parameters
@@ -104,10 +138,11 @@ _CHECKS: dict[str, Check] = {}
 _PROBES: dict[str, Callable] = {}
 
 
-def check(name: str, claim: str, kinds=()):
-    """Register ``func(quick[, rng][, solver]) -> Outcome`` as the check ``name``."""
+def check(name: str, claim: str, kinds=(), reference: str = ""):
+    """Register ``func(quick[, rng][, solver]) -> Outcome`` as the check ``name``; ``reference``
+    says what independent value the claim is measured against."""
     def register(func):
-        _CHECKS[name] = Check(name, claim, func, tuple(kinds))
+        _CHECKS[name] = Check(name, claim, func, tuple(kinds), reference)
         return func
     return register
 
@@ -125,3 +160,101 @@ def registered_checks() -> dict[str, Check]:
 def probes() -> dict[str, Callable]:
     """{subproblem kind: factory of a small instance}, to ask a backend whether it can solve it."""
     return dict(_PROBES)
+
+
+# --- planted bugs ----------------------------------------------------------------------------------
+@dataclass
+class PlantedBug:
+    """A deliberate fault and the checks that must catch it (explicit pairing, see :func:`planted_bug`)."""
+
+    name: str
+    catches: tuple  # names of the checks that must fail under it (and pass on clean code)
+    description: str
+    plant: Callable  # plant(stack): enters patches on a contextlib.ExitStack
+
+    @contextlib.contextmanager
+    def planted(self):
+        """The code with this bug planted; the backend registry and every patch restored on exit."""
+        with contextlib.ExitStack() as stack:
+            stack.enter_context(mock.patch.dict(solvers._BACKENDS))  # wrong backends registered inside
+            self.plant(stack)
+            yield
+
+
+_BUGS: dict[str, PlantedBug] = {}
+
+
+def planted_bug(name: str, catches, description: str = ""):
+    """Register ``func(stack)`` as the planted bug ``name``, which the checks ``catches`` must catch.
+
+    ``func`` plants the fault by entering context managers on ``stack`` (``patch``,
+    ``wrap_backend``, ``unittest.mock.patch``): everything is undone when the stack closes.
+    """
+    catches = (catches,) if isinstance(catches, str) else tuple(catches)
+    if not catches:
+        raise ValueError(f"planted bug {name!r}: catches names no check (the checks that must catch it)")
+
+    def register(func):
+        _BUGS[name] = PlantedBug(name, catches, description or (func.__doc__ or name).strip(), func)
+        return func
+    return register
+
+
+def planted_bugs() -> dict[str, PlantedBug]:
+    """The planted bugs registered so far (importing a method's ``bugs`` module registers its own)."""
+    return dict(_BUGS)
+
+
+def patch(stack, target, attribute, new):
+    """Replace ``target.attribute`` by ``new`` until ``stack`` closes."""
+    stack.enter_context(mock.patch.object(target, attribute, new))
+
+
+def wrap_backend(stack, name, transform, kind=None):
+    """Register, until ``stack`` closes, a backend under ``name`` that runs the real one and then
+    ``transform(subproblem, solution, status, iterations)`` on its answer (only for subproblems
+    named ``kind``, when given).  The stack must restore the registry (``PlantedBug.planted`` does)."""
+    real = solvers.backends()[name]
+
+    class Wrong(type(real)):
+        @functools.wraps(type(real).solve)  # the real one's options (a backend's signature states them)
+        def solve(self, subproblem, **options):
+            out = real.solve(subproblem, **options)
+            return transform(subproblem, *out) if kind in (None, subproblem.name) else out
+
+    solvers.register_backend(Wrong())
+
+
+def blind_certificate(stack, subproblem_class):
+    """Until ``stack`` closes, ``subproblem_class``'s NumPy certificate reports a zero residual: a
+    wrong answer then passes the certificate policy, and only a check's own reference can see it."""
+    patch(stack, subproblem_class, "certificate", lambda self, solution: {"residual": 0.0})
+
+
+# --- checks from a path ----------------------------------------------------------------------------
+def load_path(path) -> list[str]:
+    """Import a ``.py`` file, or every ``*.py`` file of a folder (sorted), so that its ``@check`` and
+    ``@planted_bug`` functions register; returns the module names.  A ValueError names a missing
+    path or a file that fails to import."""
+    path = Path(path)
+    if not path.exists():
+        raise ValueError(f"checks path {str(path)!r} does not exist")
+    files = sorted(path.glob("*.py")) if path.is_dir() else [path]
+    if path.is_file() and path.suffix != ".py":
+        raise ValueError(f"checks path {str(path)!r} is not a .py file or a folder")
+    names = []
+    for file in files:
+        digest = hashlib.sha1(str(file.resolve()).encode()).hexdigest()[:10]
+        name = f"fsopt_checks_{file.stem}_{digest}"
+        if name not in sys.modules:
+            spec = importlib.util.spec_from_file_location(name, file)
+            module = importlib.util.module_from_spec(spec)
+            sys.modules[name] = module
+            try:
+                spec.loader.exec_module(module)
+            except Exception as exc:  # noqa: BLE001 - a broken user file is named, whatever broke it
+                del sys.modules[name]
+                raise ValueError(f"checks file {str(file)!r} cannot be imported: "
+                                 f"{type(exc).__name__}: {exc}") from exc
+        names.append(name)
+    return names

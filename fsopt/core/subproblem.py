@@ -15,6 +15,8 @@ tolerance — before the next solver of the fallback list is tried; when none is
 """
 from __future__ import annotations
 
+import contextlib
+import copy
 import time
 import warnings
 from abc import ABC, abstractmethod
@@ -59,6 +61,8 @@ class SolveRecord:
     stage: str = "solve"
     solver_status: str | None = None  # the solver's own status when it differs from ``status``
     message: str = ""  # the solver's error message, if any
+    input: "Subproblem | None" = field(default=None, repr=False)  # what was solved: kept only
+    #   while :func:`observe_solves` collects (a copy of the subproblem's data at this solve)
 
     def __post_init__(self):
         self.status = st.check_status(self.status)
@@ -66,6 +70,27 @@ class SolveRecord:
     @property
     def residual(self) -> float:
         return self.certificate.get("residual", np.nan)
+
+
+_OBSERVERS: list[list] = []
+
+
+@contextlib.contextmanager
+def observe_solves():
+    """Collect the final record of every ``Subproblem.solve`` call made inside the block.
+
+    Yields a list that fills as solves happen: the certified record returned, or, when the call
+    raised :class:`SolverFailed`, its last rejected attempt (``certified`` False).  Each record's
+    ``attempts`` tell whether a polish or a re-solve repaired it (``stage``), and its ``input`` is
+    a copy of the subproblem as solved, so that ``record.input.certificate(record.solution)``
+    re-certifies it.  Blocks nest; outside any block records keep no input (no memory held).
+    """
+    seen: list = []
+    _OBSERVERS.append(seen)
+    try:
+        yield seen
+    finally:
+        _OBSERVERS.remove(seen)
 
 
 class Subproblem(ABC):
@@ -148,10 +173,19 @@ class Subproblem(ABC):
                     and record.status == st.REJECTED_CERTIFICATE:
                 record = self._refine(resolved, record, attempts)
             if record.certified:
-                return record
-        last = attempts[-1]
+                return self._observed(record)
+        last = self._observed(attempts[-1])
         raise SolverFailed(self.describe(), last.solver, last.status, attempts=attempts,
                            residual=last.residual, detail=last.message)
+
+    def _observed(self, record: SolveRecord) -> SolveRecord:
+        """Hand ``record`` to the active :func:`observe_solves` blocks, with a copy of the input."""
+        if _OBSERVERS:
+            record.input = copy.copy(self)
+            record.input._problem = record.input._variables = None
+            for seen in _OBSERVERS:
+                seen.append(record)
+        return record
 
     def _refine(self, solver: ResolvedSolver, rejected, attempts) -> SolveRecord:
         """Polish ``rejected``; if still rejected, re-solve at REFINE_FACTOR × the tolerance used

@@ -106,7 +106,8 @@ def box_card_violation(f, alpha):
 
 
 @check("LFS TOPK (8)", "epsilon_max of (8) equals the LP optimum (SciPy HiGHS-IPM) and its dual value",
-       kinds=(EpsilonMax.name,))
+       kinds=(EpsilonMax.name,),
+       reference="SciPy HiGHS-IPM LP and the LP dual at its breakpoints")
 def topk(quick, rng=None, solver=None):
     eps_solver, _ = _solvers(solver)
     margins, worst_lp, worst_dual, worst_infeas, n = Margins(), 0.0, 0.0, 0.0, 0
@@ -135,7 +136,8 @@ def topk(quick, rng=None, solver=None):
 
 
 @check("LFS feasibility", "(9) is feasible with the optimal value for every beta in [0, 1] and infeasible "
-       "just above 1", kinds=(EpsilonMax.name, EpsilonConstraint.name))
+       "just above 1", kinds=(EpsilonMax.name, EpsilonConstraint.name),
+       reference="NumPy feasibility of f; SciPy HiGHS-IPM optimum; infeasible above beta = 1 by both")
 def feasibility(quick, rng=None, solver=None):
     """The β sweep of (9) as Alg. 1 runs it (warm-started backend), every point, both passes."""
     eps_solver, lp_solver = _solvers(solver)
@@ -191,7 +193,8 @@ def fractional_entries(f):
 
 
 @check("LFS Fig. 10", "relaxed LP solutions are close to their binary roundings: ||f - f*||_1 <= 2 "
-       "(a vertex of (9) has at most 2 fractional entries)", kinds=(EpsilonConstraint.name,))
+       "(a vertex of (9) has at most 2 fractional entries)", kinds=(EpsilonConstraint.name,),
+       reference="fractional entries counted on every (9) of a beta sweep")
 def figure10(quick, rng=None, solver=None):
     """§4.5, Fig. 10: the histogram over representative points of ‖f_β − f*‖₁ / M.
 
@@ -248,7 +251,8 @@ def weights_by_definition(X, y, sets, sigma):
     return W
 
 
-@check("LFS weights (10)", "the weights (10) and the cost vectors (5) equal their definitions (loops)")
+@check("LFS weights (10)", "the weights (10) and the cost vectors (5) equal their definitions (loops)",
+       reference="loops over the definitions of (10) and (5)")
 def weights_eq10(quick, rng=None):
     margins, worst_w, worst_c = Margins(), 0.0, 0.0
     for g in draws(rng, 3, seed=10):
@@ -273,9 +277,10 @@ def weights_eq10(quick, rng=None):
 
 
 @check("LFS rounding", "the exact rounding of a relaxed (9) solution is the cheapest feasible completion "
-       "(all 2^k enumerated)")
+       "(all 2^k enumerated)",
+       reference="itertools.product over all 2^k completions; cost a'f recomputed from the pattern")
 def rounding_exact(quick, rng=None):
-    margins, worst, n_none = Margins(), 0.0, 0
+    margins, worst, misreport, n_none = Margins(), 0.0, 0.0, 0
     for g in draws(rng, 20, seed=11):
         M, alpha = int(g.integers(4, 12)), int(g.integers(1, 5))
         a, b = g.random(M), g.random(M)
@@ -296,8 +301,17 @@ def rounding_exact(quick, rng=None):
             margins.require("no feasible rounding reported as None", best is None)
             continue
         margins.require("a feasible rounding is found", best is not None)
-        diff = abs(cost - min(costs)) if best is not None else np.inf
-        worst = max(worst, diff)
+        if best is None:
+            continue
+        best = np.asarray(best, dtype=float)
+        feasible = (np.all((best == 0) | (best == 1)) and np.all(best[ones] == 1) and 1 <= best.sum() <= alpha
+                    and b @ best >= eps - rounding.FEASIBILITY_RTOL * max(abs(eps), 1.0))
+        margins.require("the rounding is a feasible completion of f", bool(feasible))
+        diff = abs(float(a @ best) - min(costs))  # the cost recomputed from the pattern, not the reported one
+        worst, misreport = max(worst, diff), max(misreport, abs(cost - float(a @ best)))
         margins.at_most("cost_minus_enumerated_best", diff, 1e-12)
-    return margins.outcome({"max_cost_diff": worst, "instances_without_feasible_rounding": n_none},
-                           "M in [4, 11], alpha in [1, 4], 1-3 fractional entries, eps in [0.2, 0.9] eps_max")
+        margins.at_most("reported_cost_minus_a_f", abs(cost - float(a @ best)), 1e-12)
+    return margins.outcome({"max_cost_diff": worst, "max_reported_cost_error": misreport,
+                            "instances_without_feasible_rounding": n_none},
+                           "M in [4, 11], alpha in [1, 4], 1-3 fractional entries, eps in [0.2, 0.9] eps_max; "
+                           "cost = aᵀf of the returned pattern against all 2^k completions")

@@ -70,24 +70,9 @@ def _cmd_bench(args) -> int:
 
 
 def _cmd_verify(args) -> int:
-    from . import verify
+    from . import verify, verify_mutants
 
-    if args.mutants:
-        from . import verify_mutants
-
-        table = verify_mutants.run(quick=args.quick, exhaustive=args.all_cells)
-        print(table.format())
-        return 0 if table.ok else 1
-    results = verify.run(quick=args.quick, names=args.names, instances=args.instances, solver=args.solver,
-                         seed=args.seed)
-    failed = [r.check.name for r in results if not r.outcome.passed]
-    print(f"\n{len(results) - len(failed)}/{len(results)} checks passed"
-          + (f" over {args.instances} random instances each" if args.instances else "")
-          + (f" with solver {args.solver}" if args.solver else "")
-          + (f"; FAILED: {', '.join(failed)}" if failed else ""))
-    print("worst slack per check: " + "; ".join(f"{r.check.name} {verify._fmt(r.outcome.slack)}"
-                                                for r in results))
-    return 1 if failed else 0
+    return verify.command(args) if args.mutants is None else verify_mutants.command(args)
 
 
 def _cmd_experiment(args) -> int:
@@ -146,16 +131,6 @@ def _nonnegative_int(text):
     return value
 
 
-def _positive_int(text):
-    try:
-        value = int(text)
-    except ValueError:
-        value = None
-    if value is None or value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
-    return value
-
-
 def build_parser(clis=None) -> argparse.ArgumentParser:
     clis = _method_clis() if clis is None else clis
     parser = argparse.ArgumentParser(prog="fsopt", description=__doc__.splitlines()[0])
@@ -181,16 +156,9 @@ def build_parser(clis=None) -> argparse.ArgumentParser:
                    help="let [bench] subproblems = 'module:function' run module.py beside a problem file")
     b.add_argument("--quiet", action="store_true", help="no progress bar")
     v = sub.add_parser("verify", help="check the papers' theorems numerically (PASS/FAIL, worst slack)")
-    v.add_argument("--quick", action="store_true", help="small instances")
-    v.add_argument("--instances", type=_positive_int, default=None, metavar="K",
-                   help="run each check on K random seeded instances; report the worst slack")
-    v.add_argument("--seed", type=int, default=0, help="seed of the random instances")
-    v.add_argument("--solver", default=None, metavar="NAME",
-                   help="run the checks whose subproblem NAME can solve, with NAME (backend or profile)")
-    v.add_argument("--mutants", action="store_true",
-                   help="plant each known bug and print which checks catch it (exit 0: all caught)")
-    v.add_argument("--all-cells", action="store_true", help="with --mutants: run every mutant x check")
-    v.add_argument("names", nargs="*", help="only checks whose name contains one of these")
+    from .verify import add_arguments as verify_arguments
+
+    verify_arguments(v)
     e = sub.add_parser("experiment", help="run a paper's protocol on a data set (results.csv + results.md)")
     e.add_argument("name", choices=["logo-microarray", "logo-uci", "nmmkl-uci", "lfs-table1"])
     e.add_argument("--data", required=True,
