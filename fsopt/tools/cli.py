@@ -94,7 +94,8 @@ def _cmd_experiment(args) -> int:
                            label=args.label, paper_dataset=args.paper_dataset, positive_class=args.positive_class,
                            impute=args.impute, drop_missing=args.drop_missing, n_jobs=args.jobs)
     if not args.quiet:
-        print(frame.to_string(index=False, float_format=lambda v: f"{v:.2f}"))
+        shown = frame.assign(paper=frame.paper.fillna("–"), note=frame.note.fillna(""))
+        print(shown.to_string(index=False, float_format=lambda v: f"{v:.2f}"))
     print(f"results in {args.out}/results.csv and {args.out}/results.md")
     return 0
 
