@@ -36,7 +36,7 @@ def _generated():
 
 def load_data(source, data_dir=None, label=None):
     """``(X, y, name)``: a generated set (spiral, nmmkl-toy, lfs-synthetic; seed 0), ``wdbc``, a CSV
-    file in the shared/data format (label column ``label`` or ``label``; missing cells as NaN), or a
+    file in the shared/data format (label column ``label``, or the one ``label`` names; missing cells as NaN), or a
     name found in ``data_dir`` / the default data directories."""
     from ...datasets import load_dataset
 
