@@ -46,6 +46,8 @@ def test_paper_dataset_names_a_copy_and_unknown_names_are_refused(rng):
     assert identify(lfs_table1.PAPER, np.zeros((72, 7129)), y[:72])[0].name == "ALLAML"
     assert identify(lfs_table1.PAPER, np.zeros((102, 5966)), np.arange(102) % 2)[0].name == "Prostate"
     assert identify(PROTOCOLS["logo-microarray"].PAPER, np.zeros((77, 5469)), y)[0].name == "DLBCL"
+    # UCI's Arrhythmia copy has 279 attributes (the paper counts 278) and 452 rows (the paper 420)
+    assert identify(lfs_table1.PAPER, np.zeros((452, 279)), np.arange(452) % 13)[0].name == "ARR"
 
 
 def _write(path, X, y, label="label"):

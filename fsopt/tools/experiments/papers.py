@@ -16,14 +16,15 @@ import numpy as np
 class PaperDataset:
     """One data set of a paper's table.
 
-    ``n_features`` is the paper's count of original features; ``n_samples`` the sample counts of
+    ``n_features`` is the paper's count of original features (or a tuple of the counts of the
+    usual copies, the paper's first); ``n_samples`` the sample counts of
     the copies recognised as this set (the paper's train + test, and the usual public copy);
     ``class_counts`` the sorted class sizes of those copies when known (None: shape only).
     ``train``/``test`` are the paper's split sizes; ``figures`` the paper's figures by row key.
     """
 
     name: str
-    n_features: int
+    n_features: int | tuple
     n_samples: tuple
     class_counts: tuple | None = None
     train: int | None = None
@@ -53,11 +54,11 @@ def identify(table, X, y, paper_dataset=None, source=""):
             raise ValueError(f"--paper-dataset {paper_dataset!r} is not one of this paper's data sets: "
                              f"{', '.join(e.name for e in table.values())}")
         how = f"named the paper's {entry.name} by --paper-dataset"
-        if d != entry.n_features:
-            how += f" (the file has {d} features, the paper's {entry.name} {entry.n_features})"
+        if d not in np.atleast_1d(entry.n_features):
+            how += f" (the file has {d} features, the paper's {entry.name} {np.atleast_1d(entry.n_features)[0]})"
         return entry, how + "."
     counts = tuple(sorted(np.unique(np.asarray(y).astype(str), return_counts=True)[1].tolist()))
-    matches = [e for e in table.values() if e.n_features == d and n in e.n_samples
+    matches = [e for e in table.values() if d in np.atleast_1d(e.n_features) and n in e.n_samples
                and (e.class_counts is None or e.class_counts == counts)]
     if len(matches) == 1:
         entry = matches[0]
