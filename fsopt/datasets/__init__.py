@@ -1,7 +1,7 @@
 """Data: generators and a loader for the CSV format of ``shared/data``.
 
 ``load_dataset`` takes a name (looked up in a data directory), a directory or a file
-(``.csv`` or ``.csv.gz``: feature columns, last column ``label``).  Nothing is downloaded;
+(``.csv`` or ``.csv.gz``: feature columns and a ``label`` column).  Nothing is downloaded;
 ``"wdbc"`` comes from scikit-learn's bundled copy.
 """
 from __future__ import annotations
@@ -36,11 +36,12 @@ def available_datasets(data_dir=None) -> dict[str, Path]:
     return found
 
 
-def load_dataset(source, data_dir=None):
+def load_dataset(source, data_dir=None, *, label=None, allow_missing=False):
     """Return ``(X, y)`` from a name, a directory+name, or a file path.
 
     ``source`` may be ``"wdbc"`` (scikit-learn's bundled copy), a path to a CSV file, or a
-    name found in ``data_dir`` / the default data directories.
+    name found in ``data_dir`` / the default data directories.  ``label`` names the label column
+    (required when the file has none called ``label``); ``allow_missing`` keeps missing cells as NaN.
     """
     if str(source).lower() == "wdbc":
         from sklearn.datasets import load_breast_cancer
@@ -57,11 +58,16 @@ def load_dataset(source, data_dir=None):
                 f"(known: {', '.join(sorted(found)) or 'none'}, plus 'wdbc'); set FSOPT_DATA or pass a path"
             )
         path = found[str(source)]
-    return read_csv(path)
+    return read_csv(path, label=label, allow_missing=allow_missing)
 
 
-def read_csv(path):
-    """One file in the shared format: features then a ``label`` column; labels kept as given."""
+def read_csv(path, label=None, allow_missing=False):
+    """One file in the shared format: features and a label column; labels kept as given.
+
+    The label column is ``label`` unless ``label`` names another; a file without a ``label`` column
+    and no ``label`` given is refused (its last column is not taken silently).  Missing cells are
+    refused unless ``allow_missing`` (then they are NaN, for an imputation fitted later).
+    """
     import pandas as pd
 
     frame = pd.read_csv(path)
@@ -69,13 +75,20 @@ def read_csv(path):
         raise ValueError(f"{path}: has no data rows (columns {', '.join(map(str, frame.columns)) or 'none'})")
     if frame.shape[1] < 2:
         raise ValueError(f"{path}: needs at least one feature column and a label column")
-    label_col = "label" if "label" in frame.columns else frame.columns[-1]
+    if label is None and "label" not in frame.columns:
+        raise ValueError(f"{path}: no 'label' column; name the label column (--label COLUMN, label=); "
+                         f"columns: {', '.join(map(str, frame.columns[:8]))}{' …' if frame.shape[1] > 8 else ''}")
+    label_col = "label" if label is None else str(label)
+    if label_col not in frame.columns:
+        raise ValueError(f"{path}: label column {label_col!r} not found")
     y = frame.pop(label_col).to_numpy()
+    if pd.isna(y).any():
+        raise ValueError(f"{path}: label column {label_col!r} has a missing value at row {int(np.flatnonzero(pd.isna(y))[0])}")
     bad = [c for c in frame.columns if frame[c].dtype.kind not in "biuf"]
     if bad:
         raise TypeError(f"{path}: column {bad[0]!r} is not numeric")
     X = frame.to_numpy(dtype=float)
-    if np.isnan(X).any():
+    if np.isnan(X).any() and not allow_missing:
         row, col = np.argwhere(np.isnan(X))[0]
         raise ValueError(f"{path}: missing value at row {row}, column {frame.columns[col]!r}; impute it first")
     return X, y

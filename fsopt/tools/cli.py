@@ -79,9 +79,12 @@ def _cmd_experiment(args) -> int:
     from .experiments import run_experiment
 
     frame = run_experiment(args.name, args.data, args.out, quick=args.quick, n_splits=args.splits,
-                           random_state=args.seed, progress=not args.quiet, data_dir=args.data_dir)
+                           random_state=args.seed, progress=not args.quiet, data_dir=args.data_dir,
+                           label=args.label, paper_dataset=args.paper_dataset, positive_class=args.positive_class,
+                           impute=args.impute, drop_missing=args.drop_missing, n_jobs=args.jobs)
     if not args.quiet:
-        print(frame.to_string(index=False, float_format=lambda v: f"{v:.2f}"))
+        shown = frame.assign(paper=frame.paper.fillna("–"), note=frame.note.fillna(""))
+        print(shown.to_string(index=False, float_format=lambda v: f"{v:.2f}"))
     print(f"results in {args.out}/results.csv and {args.out}/results.md")
     return 0
 
@@ -167,9 +170,18 @@ def build_parser(clis=None) -> argparse.ArgumentParser:
     e.add_argument("--data-dir", default=None, help="directory holding data set CSV files")
     e.add_argument("--quick", action="store_true", help="few splits, small grids: a smoke run")
     e.add_argument("--splits", type=int, default=None, help="outer splits (default: the paper's)")
-    e.add_argument("--seed", type=int, default=0, help="random_state of the splits and draws")
-    e.add_argument("--out", default="experiment-results", help="output directory")
+    e.add_argument("--seed", type=int, default=0, help="seed of every random step (splits, draws, folds, rounding)")
+    e.add_argument("--out", default="experiment-results", help="output directory (resumable)")
     e.add_argument("--quiet", action="store_true", help="no progress bar, no table")
+    e.add_argument("--label", default=None, help="label column (required when the file has no 'label' column)")
+    e.add_argument("--paper-dataset", default=None, help="the paper's name of the data set (else recognised "
+                                                          "from its shape and class counts)")
+    e.add_argument("--positive-class", default=None, help="two-class version: this class against the rest")
+    e.add_argument("--impute", default=None, choices=["median", "mean", "most_frequent"],
+                   help="impute missing values (fitted on each training part)")
+    e.add_argument("--drop-missing", type=float, default=None, metavar="FRACTION",
+                   help="drop columns with more than FRACTION missing in the training part")
+    e.add_argument("--jobs", type=int, default=1, help="outer splits in parallel (results as a serial run)")
     run = sub.add_parser("run", help="fit a method on a declared problem")
     msub = run.add_subparsers(dest="method", required=True)
     from ..core.plugins import method_packages

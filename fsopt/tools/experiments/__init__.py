@@ -1,16 +1,25 @@
 """The papers' experiments as commands: ``fsopt experiment NAME --data PATH``.
 
 One module per protocol (``logo_microarray``, ``logo_uci``, ``nmmkl_uci``, ``lfs_table1``), each with
-``run(X, y, dataset, quick=, n_splits=, random_state=, progress=) -> (rows, notes)``; shared pieces:
-``splits`` (seeded outer splits), ``rankers``/``selectors``/``relieff`` (the baselines),
-``evaluate`` (pipelines fitted on training rows) and ``results`` (results.csv / results.md).
+its paper's data sets and figures (``PAPER``), ``plan(X, y, dataset, paper, ...)`` (splits and
+settings), ``run_split(plan, X, y, split)`` (one outer split's JSON-able record) and
+``summarize(plan, records) -> (rows, notes)``.  Shared pieces: ``papers`` (which paper data set a
+file is), ``preprocess`` (imputation, mostly-missing columns, two-class versions, fitted in the
+training rows), ``study`` (``--out``: checked first, locked, one durable row per finished split,
+resumable), ``splits``, ``rankers``/``relieff`` (the baselines), ``evaluate`` and ``results``.
 """
 from __future__ import annotations
 
 from pathlib import Path
 
+from joblib import Parallel, delayed
+from tqdm.auto import tqdm
+
 from . import lfs_table1, logo_microarray, logo_uci, nmmkl_uci
+from .papers import identify
+from .preprocess import Preprocessing, one_vs_rest
 from .results import write
+from .study import SplitLog, check_out, data_digest
 
 PROTOCOLS = {m.NAME: m for m in (logo_microarray, logo_uci, nmmkl_uci, lfs_table1)}
 
@@ -25,32 +34,78 @@ def _generated():
             "lfs-synthetic": lambda: make_lfs_synthetic(random_state=0)}
 
 
-def load_data(source, data_dir=None):
+def load_data(source, data_dir=None, label=None):
     """``(X, y, name)``: a generated set (spiral, nmmkl-toy, lfs-synthetic; seed 0), ``wdbc``, a CSV
-    file in the shared/data format, or a name found in ``data_dir`` / the default data directories."""
+    file in the shared/data format (label column ``label``, or the one ``label`` names; missing cells as NaN), or a
+    name found in ``data_dir`` / the default data directories."""
     from ...datasets import load_dataset
 
     generated = _generated()
     if str(source) in generated:
         X, y = generated[str(source)]()
         return X, y, str(source)
-    X, y = load_dataset(source, data_dir=data_dir)
+    X, y = load_dataset(source, data_dir=data_dir, label=label, allow_missing=True)
     name = Path(str(source)).name
     for suffix in (".gz", ".csv"):
         name = name.removesuffix(suffix)
     return X, y, name
 
 
+def _run_one(protocol, plan, X, y, split, progress):
+    units = (lambda items: tqdm(items, desc=f"split {split}", leave=False, position=1)) if progress else iter
+    return split, protocol.run_split(plan, X, y, split, units)
+
+
 def run_experiment(name, data, out, *, quick=False, n_splits=None, random_state=0, progress=True,
-                   data_dir=None):
-    """Run protocol ``name`` on ``data``; write ``out/results.csv`` and ``out/results.md``; return the frame."""
+                   data_dir=None, label=None, paper_dataset=None, positive_class=None, impute=None,
+                   drop_missing=None, n_jobs=1):
+    """Run protocol ``name`` on ``data``; ``out`` holds the study (resumable) and, at the end,
+    ``results.csv`` and ``results.md``; return the results frame.
+
+    ``paper_dataset`` names the paper's data set the file is (else recognised from its shape and
+    classes); ``positive_class`` makes the two-class version (that class against the rest);
+    ``impute`` and ``drop_missing`` are fitted on each training part.  ``n_jobs`` runs outer splits
+    in parallel processes; results are the same as a serial run's.
+    """
     if name not in PROTOCOLS:
         raise ValueError(f"unknown experiment {name!r}; choose one of {', '.join(PROTOCOLS)}")
     if n_splits is not None and n_splits < 1:
         raise ValueError(f"n_splits must be >= 1; got {n_splits}")
+    if not isinstance(n_jobs, int) or n_jobs == 0 or n_jobs < -1:
+        raise ValueError(f"n_jobs must be a positive int or -1; got {n_jobs!r}")
     protocol = PROTOCOLS[name]
-    X, y, dataset = load_data(data, data_dir)
-    rows, notes = protocol.run(X, y, dataset, quick=quick, n_splits=n_splits, random_state=random_state,
-                               progress=progress)
+    out = check_out(out)
+    pre = Preprocessing(impute, drop_missing)
+    X, y, source = load_data(data, data_dir, label)
+    pre.check(X, source)
+    paper, how = identify(protocol.PAPER, X, y, paper_dataset, source)
+    notes = [f"Data: {source}; {how}"]
+    if positive_class is not None:
+        y = one_vs_rest(y, positive_class)
+        notes.append(f"Two-class version: class {positive_class!r} ({int((y != 'rest').sum())} samples) against "
+                     f"the rest ({int((y == 'rest').sum())}).")
+    dataset = paper.name if paper else source
+    plan = protocol.plan(X, y, dataset, paper, quick=quick, n_splits=n_splits, random_state=random_state,
+                         pre=pre.steps())
+    identity = {"protocol": name, "data": data_digest(X, y), "dataset": dataset, "quick": bool(quick),
+                "n_splits": len(plan.splits), "seed": int(random_state), "impute": impute,
+                "drop_missing": drop_missing, "positive_class": None if positive_class is None else str(positive_class)}
+    with SplitLog(out, identity) as log:
+        pending = [s for s in range(len(plan.splits)) if s not in log.records]
+        bar = tqdm(total=len(plan.splits), initial=len(plan.splits) - len(pending), desc=name, disable=not progress)
+        if n_jobs == 1:
+            done = (_run_one(protocol, plan, X, y, s, progress) for s in pending)
+        else:
+            done = Parallel(n_jobs=n_jobs, return_as="generator_unordered")(
+                delayed(_run_one)(protocol, plan, X, y, s, False) for s in pending)
+        for split, record in done:
+            log.append(split, record)
+            bar.update()
+        bar.close()
+        records = [log.records[s] for s in range(len(plan.splits))]
+        resumed = len(plan.splits) - len(pending)
+    rows, protocol_notes = protocol.summarize(plan, records)
+    notes += log.notices + ([f"Resumed: {resumed} of {len(plan.splits)} splits read back from {out}/splits.jsonl."]
+                            if resumed else [])
     title = f"{protocol.TITLE}: {dataset} ({X.shape[0]} × {X.shape[1]})"
-    return write(rows, out, title, [f"seed {random_state}."] + notes)
+    return write(rows, out, title, [f"seed {random_state}."] + notes + pre.notes() + plan.notes + protocol_notes)

@@ -1,13 +1,20 @@
-"""One outer split: preprocessing and selection fitted on the training rows, errors on the test rows."""
+"""One outer split: preprocessing and selection fitted on the training rows, errors on the test rows.
+
+``pre`` is the list of preprocessing steps (``Preprocessing.steps()``: drop mostly-missing columns,
+impute, z-score) that starts every pipeline; ``counted_warnings`` records, per method, every warning
+its fit raises, for the notes.
+"""
 from __future__ import annotations
 
 import time
+import warnings
+from contextlib import contextmanager
 
 import numpy as np
 from sklearn.base import clone
 from sklearn.pipeline import Pipeline
 
-from ...core.selectors import make_scaler, ranking
+from ...core.selectors import ranking
 
 
 def error_percent(estimator, X, y):
@@ -15,9 +22,18 @@ def error_percent(estimator, X, y):
     return 100.0 * float(np.mean(estimator.predict(X) != y))
 
 
-def fit_ranker(ranker, X_train, y_train, prefilter=None):
-    """Pipeline [z-score → (prefilter) → ranker] fitted on the training rows; returns (pipeline, seconds)."""
-    steps = [("scale", make_scaler())]
+@contextmanager
+def counted_warnings(method, sink):
+    """Append ``[method, category, message]`` to ``sink`` for every warning raised inside (none re-raised)."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        yield
+    sink.extend([method, w.category.__name__, str(w.message)] for w in caught)
+
+
+def fit_ranker(ranker, X_train, y_train, pre, prefilter=None):
+    """Pipeline [pre → (prefilter) → ranker] fitted on the training rows; returns (pipeline, seconds)."""
+    steps = [(name, clone(step)) for name, step in pre]
     if prefilter is not None:
         steps.append(("prefilter", clone(prefilter)))
     steps.append(("select", clone(ranker)))
@@ -34,9 +50,9 @@ def top_k_errors(pipe, classifier, X_train, y_train, X_test, y_test, ks):
                                    Z_test[:, order[:k]], y_test) for k in ks])
 
 
-def pipeline_error(steps, X_train, y_train, X_test, y_test):
-    """(test error %, fit seconds) of Pipeline([z-score, *steps]) fitted on the training rows."""
-    pipe = Pipeline([("scale", make_scaler()), *steps])
+def pipeline_error(pre, steps, X_train, y_train, X_test, y_test):
+    """(test error %, fit seconds) of Pipeline([*pre, *steps]) fitted on the training rows."""
+    pipe = Pipeline([(name, clone(step)) for name, step in pre] + list(steps))
     t0 = time.perf_counter()
     pipe.fit(X_train, y_train)
     seconds = time.perf_counter() - t0

@@ -1,14 +1,11 @@
 """The baselines every protocol runs in its own splits, and the per-split error-versus-k curves."""
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
-from sklearn.exceptions import ConvergenceWarning
 from sklearn.feature_selection import SelectKBest, f_classif
 from sklearn.linear_model import LogisticRegressionCV
 
-from .evaluate import fit_ranker, pipeline_error, top_k_errors
+from .evaluate import counted_warnings, fit_ranker, pipeline_error, top_k_errors
 from .relieff import ReliefF
 from ...core.selectors import TopK
 
@@ -28,38 +25,36 @@ def own_selection(pipe):
     return int(inner.get_support().sum()) if hasattr(inner, "get_support") else None
 
 
-class Curves:
-    """Per-ranker collection over the splits: error curves, fit times, own-selection sizes, scores,
-    and the fits that ended with a ConvergenceWarning (counted and reported, not raised)."""
-
-    def __init__(self):
-        self.curves, self.fit_times, self.own, self.scores, self.unconverged = {}, {}, {}, {}, {}
-
-    def add_split(self, rankers, classifier, ks, X_train, y_train, X_test, y_test, prefilter=None):
-        """Fit every ranker on the training rows and record its test-error curve over ``ks``."""
-        for name, ranker in rankers.items():
-            with warnings.catch_warnings(record=True) as caught:
-                warnings.simplefilter("always")
-                pipe, seconds = fit_ranker(ranker, X_train, y_train, prefilter)
-            for w in caught:
-                if issubclass(w.category, ConvergenceWarning):
-                    self.unconverged.setdefault(name, []).append(str(w.message))
-                else:
-                    warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
-            self.curves.setdefault(name, []).append(
-                top_k_errors(pipe, classifier, X_train, y_train, X_test, y_test, ks))
-            self.fit_times.setdefault(name, []).append(seconds)
-            self.own.setdefault(name, []).append(own_selection(pipe))
-            self.scores.setdefault(name, []).append(pipe[-1].scores_)
+def split_curves(rankers, classifier, ks, X_train, y_train, X_test, y_test, pre, sink, units=iter):
+    """Fit every ranker on the training rows; per ranker its test-error curve over ``ks``, fit seconds,
+    and own selection size (a JSON-able record), and the fitted pipelines; warnings go to ``sink``."""
+    out, pipes = {}, {}
+    for name in units(list(rankers)):
+        with counted_warnings(name, sink):
+            pipe, seconds = fit_ranker(rankers[name], X_train, y_train, pre)
+            curve = top_k_errors(pipe, classifier, X_train, y_train, X_test, y_test, ks)
+        out[name] = {"curve": curve.tolist(), "fit_time": seconds, "own": own_selection(pipe)}
+        pipes[name] = pipe
+    return out, pipes
 
 
-    def convergence_notes(self):
-        """One note per ranker whose fit did not converge in some split (its result is used)."""
-        n_splits = {name: len(times) for name, times in self.fit_times.items()}
-        return [f"{name}: {len(msgs)} of {n_splits[name]} fits ended without converging (used as they "
-                f"stand; first: {msgs[0]})" for name, msgs in self.unconverged.items()]
+def gather(records, key, name):
+    """``[record[key][name]]`` over the splits' records (curves, fit times, own sizes per ranker)."""
+    return [r[key][name] for r in records]
 
 
-def all_features_error(classifier, X_train, y_train, X_test, y_test):
-    """(error %, seconds) of the classifier on every feature (z-scored in the pipeline)."""
-    return pipeline_error([("clf", classifier)], X_train, y_train, X_test, y_test)
+def warning_notes(records):
+    """One note per (method, warning category): how many warnings in how many splits, the first message."""
+    seen = {}
+    for split, record in enumerate(records):
+        for method, category, message in record["warnings"]:
+            entry = seen.setdefault((method, category), {"count": 0, "splits": set(), "first": message})
+            entry["count"] += 1
+            entry["splits"].add(split)
+    return [f"Warnings, {method}: {e['count']} {category} in {len(e['splits'])} of {len(records)} splits "
+            f"(results used as they stand; first: {e['first'][:200]})" for (method, category), e in seen.items()]
+
+
+def all_features_error(classifier, pre, X_train, y_train, X_test, y_test):
+    """(error %, seconds) of the classifier on every feature (preprocessed in the pipeline)."""
+    return pipeline_error(pre, [("clf", classifier)], X_train, y_train, X_test, y_test)

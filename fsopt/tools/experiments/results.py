@@ -1,4 +1,5 @@
-"""Rows → ``results.csv`` (one row per method) and ``results.md`` (paper figure beside measured)."""
+"""Rows → ``results.csv`` (one row per method, the paper's figure in ``paper``, a skipped method's reason in
+``note``) and ``results.md`` (paper figure beside measured)."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -6,7 +7,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-COLUMNS = ["dataset", "method", "n_selected", "error_mean", "error_std", "n_splits", "fit_time"]
+from .study import write_atomic
+
+COLUMNS = ["dataset", "method", "n_selected", "error_mean", "error_std", "n_splits", "fit_time", "paper", "note"]
 
 
 def row(dataset, method, errors, n_selected, fit_times, paper=None):
@@ -15,7 +18,13 @@ def row(dataset, method, errors, n_selected, fit_times, paper=None):
     return {"dataset": dataset, "method": method, "n_selected": float(np.mean(n_selected)),
             "error_mean": float(errors.mean()),
             "error_std": float(errors.std(ddof=1)) if errors.size > 1 else 0.0,
-            "n_splits": int(errors.size), "fit_time": float(np.mean(fit_times)), "paper": paper}
+            "n_splits": int(errors.size), "fit_time": float(np.mean(fit_times)), "paper": paper, "note": None}
+
+
+def skipped_row(dataset, method, n_selected, reason, paper=None):
+    """The row of a method the protocol could not run here, with the reason."""
+    return {"dataset": dataset, "method": method, "n_selected": float(n_selected), "error_mean": np.nan,
+            "error_std": np.nan, "n_splits": 0, "fit_time": np.nan, "paper": paper, "note": f"skipped: {reason}"}
 
 
 def curve_rows(dataset, label, curves, ks, k_ref, ref_label, fit_times, paper_best=None, paper_ref=None):
@@ -36,11 +45,10 @@ def curve_rows(dataset, label, curves, ks, k_ref, ref_label, fit_times, paper_be
 def write(rows, out, title, notes):
     """Write ``out/results.csv`` and ``out/results.md``; return the frame."""
     out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
-    frame = pd.DataFrame(rows)
-    frame[COLUMNS].to_csv(out / "results.csv", index=False)
-    (out / "results.md").write_text(markdown(frame, title, notes))
-    return frame[COLUMNS]
+    frame = pd.DataFrame(rows, columns=COLUMNS)
+    write_atomic(out / "results.csv", frame.to_csv(index=False))
+    write_atomic(out / "results.md", markdown(frame, title, notes))
+    return frame
 
 
 def markdown(frame, title, notes):
@@ -50,6 +58,9 @@ def markdown(frame, title, notes):
              "|---|---|---:|---:|---:|---:|---:|"]
     for r in frame.itertuples():
         paper = r.paper if isinstance(r.paper, str) and r.paper else "–"
+        if r.n_splits == 0:
+            lines.append(f"| {r.dataset} | {r.method} | {r.n_selected:.1f} | {r.note} | {paper} | 0 | – |")
+            continue
         lines.append(f"| {r.dataset} | {r.method} | {r.n_selected:.1f} | {r.error_mean:.1f} ± {r.error_std:.1f} "
                      f"| {paper} | {r.n_splits} | {r.fit_time:.2f} |")
     return "\n".join(lines + [""] + [f"- {n}" for n in notes]) + "\n"

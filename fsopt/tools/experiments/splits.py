@@ -7,11 +7,13 @@ from sklearn.model_selection import LeaveOneOut, StratifiedKFold, StratifiedShuf
 from ...datasets import add_irrelevant_features
 
 
-def random_splits(y, n_splits, train_size, random_state):
-    """``n_splits`` stratified random train/test partitions with ``train_size`` training rows."""
+def random_splits(y, n_splits, train_size, random_state, test_size=None):
+    """``n_splits`` stratified random train/test partitions with ``train_size`` training rows and
+    ``test_size`` test rows (None: all the others)."""
     if not 2 <= train_size <= len(y) - 2:
         raise ValueError(f"train_size must leave rows for training and testing; got {train_size} of {len(y)}")
-    sss = StratifiedShuffleSplit(n_splits, train_size=int(train_size), random_state=random_state)
+    sss = StratifiedShuffleSplit(n_splits, train_size=int(train_size), random_state=random_state,
+                                 test_size=None if test_size is None else int(test_size))
     return list(sss.split(np.zeros((len(y), 1)), y))
 
 
