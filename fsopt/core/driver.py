@@ -139,7 +139,9 @@ class FixedPointDriver:
         active = np.ones(iterate.shape[0] if iterate.ndim == 1 else iterate.shape[-1], dtype=bool)
         history, converged, stopped = [], False, False
         below = np.zeros(active.shape, dtype=int)  # consecutive iterations under prune_below
-        bar = tqdm(total=self.max_iter, desc=self.desc, disable=not self.progress, leave=False)
+        # a run that stops on θ has no known length: count iterations, show θ_t, estimate nothing
+        bar = tqdm(total=self.max_iter if self.theta == 0 else None, desc=self.desc,
+                   disable=not self.progress, leave=False)
         try:
             for t in range(1, self.max_iter + 1):
                 t0 = time.perf_counter()

@@ -36,11 +36,11 @@ def available_datasets(data_dir=None) -> dict[str, Path]:
     return found
 
 
-def load_dataset(source, data_dir=None):
+def load_dataset(source, data_dir=None, label=None):
     """Return ``(X, y)`` from a name, a directory+name, or a file path.
 
     ``source`` may be ``"wdbc"`` (scikit-learn's bundled copy), a path to a CSV file, or a
-    name found in ``data_dir`` / the default data directories.
+    name found in ``data_dir`` / the default data directories; ``label`` as in :func:`read_csv`.
     """
     if str(source).lower() == "wdbc":
         from sklearn.datasets import load_breast_cancer
@@ -57,17 +57,24 @@ def load_dataset(source, data_dir=None):
                 f"(known: {', '.join(sorted(found)) or 'none'}, plus 'wdbc'); set FSOPT_DATA or pass a path"
             )
         path = found[str(source)]
-    return read_csv(path)
+    return read_csv(path, label)
 
 
-def read_csv(path):
-    """One file in the shared format: features then a ``label`` column; labels kept as given."""
+def read_csv(path, label=None):
+    """One file in the shared format: features then a ``label`` column; labels kept as given.
+
+    ``label``: the name of the class column; None takes ``label`` if present, else the last column.
+    """
     import pandas as pd
 
     frame = pd.read_csv(path)
     if frame.shape[1] < 2:
         raise ValueError(f"{path}: needs at least one feature column and a label column")
-    label_col = "label" if "label" in frame.columns else frame.columns[-1]
+    if label is not None and label not in frame.columns:
+        shown = ", ".join(map(str, frame.columns[:8])) + (", ..." if frame.shape[1] > 8 else "")
+        raise ValueError(f"{path}: no column {label!r} holds the class labels (columns: {shown}); "
+                         f"name the class column (label=..., on the command line --label COLUMN)")
+    label_col = label if label is not None else "label" if "label" in frame.columns else frame.columns[-1]
     y = frame.pop(label_col).to_numpy()
     bad = [c for c in frame.columns if frame[c].dtype.kind not in "biuf"]
     if bad:

@@ -128,9 +128,16 @@ def format_result(res: Result) -> str:
     where = f" over {res.instances} instances (worst: #{res.worst_instance})" if res.instances > 1 else ""
     with_solver = f" [solver {res.solver}]" if res.solver else ""
     line = (f"[{'PASS' if o.passed else 'FAIL'}] {res.check.name}{with_solver}: {res.check.claim} "
-            f"({res.seconds:.1f} s)\n       worst slack {_fmt(o.slack)}{where}"
+            f"({res.seconds:.1f} s)\n       worst slack {format_slack(o.slack)}{where}"
             + (f" on {o.binding}" if o.binding else ""))
     return line + (f"\n       {numbers}" if numbers else "") + (f"\n       {o.detail}" if o.detail else "")
+
+
+def format_slack(slack) -> str:
+    """The worst slack, or what its absence means (a check without a numeric condition)."""
+    if isinstance(slack, float) and math.isnan(slack):
+        return "none (this check's conditions are pass/fail, without a numeric margin)"
+    return _fmt(slack)
 
 
 def _fmt(v):
