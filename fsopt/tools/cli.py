@@ -38,7 +38,8 @@ def _cmd_solvers(args) -> int:
         reason = b.unavailable_reason() if b.installed() else "not installed"
         cones = "native" if b.native else ", ".join(sorted(b.cones))
         text = b.description + (f" [{reason}]" if reason and b.installed() else "")
-        lines = textwrap.wrap(text, width - len(indent), break_long_words=False) or [""]
+        lines = textwrap.wrap(text, width - len(indent), break_long_words=False,
+                              break_on_hyphens=False) or [""]
         print(f"{name:10} {'yes' if reason is None else 'no':9} {cones:12} {lines[0]}")
         for line in lines[1:]:
             print(indent + line)
@@ -47,7 +48,8 @@ def _cmd_solvers(args) -> int:
         print("\nprofiles (solvers/*.toml):")
         for name, p in sorted(profs.items()):
             print(f"  {name:18} -> {p.backend:9} {p.options}")
-            for line in textwrap.wrap(p.description, width - 8, break_long_words=False):
+            for line in textwrap.wrap(p.description, width - 8, break_long_words=False,
+                                     break_on_hyphens=False):
                 print("        " + line)
     return 0
 
