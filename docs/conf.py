@@ -20,8 +20,9 @@ nb_execution_mode = "force"          # stored notebooks have no outputs: run the
 nb_execution_raise_on_error = True   # a failing cell fails the build
 nb_execution_timeout = 600
 nb_execution_show_tb = True
+nb_execution_in_temp = True       # files a notebook writes land in a temporary directory
 
-autodoc_default_options = {"members": True, "undoc-members": False, "show-inheritance": False}
+autodoc_default_options = {"show-inheritance": False}
 autodoc_member_order = "bysource"
 autodoc_typehints = "none"
 napoleon_numpy_docstring = True

@@ -105,7 +105,22 @@ _PROBES: dict[str, Callable] = {}
 
 
 def check(name: str, claim: str, kinds=()):
-    """Register ``func(quick[, rng][, solver]) -> Outcome`` as the check ``name``."""
+    """Register ``func(quick[, rng][, solver]) -> Outcome`` as the check ``name``.
+
+    ``kinds`` names the subproblem kinds the check solves (``fsopt verify --solver`` runs a check
+    only with a solver that can solve them).
+
+    Examples
+    --------
+    >>> from fsopt.core.checks import Margins, check, registered_checks
+    >>> @check("EXAMPLE sum", "1 + 1 is 2, to 1e-12")
+    ... def one_plus_one(quick):
+    ...     margins = Margins()
+    ...     margins.at_most("error", abs((1 + 1) - 2), 1e-12)
+    ...     return margins.outcome({"sum": 1 + 1}, "exact arithmetic")
+    >>> registered_checks()["EXAMPLE sum"].call(quick=True).passed
+    True
+    """
     def register(func):
         _CHECKS[name] = Check(name, claim, func, tuple(kinds))
         return func

@@ -27,7 +27,15 @@ _TINY = 1e-300  # the denominator of the relative change when the iterate is 0
 @dataclass
 class Step:
     """What one ``update`` returns: the new iterate, its solve records, an objective value, and the
-    eliminated features the update found it needs and brought back (indices)."""
+    eliminated features the update found it needs and brought back (indices).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fsopt import Step
+    >>> Step(np.array([0.5, 0.0]), objective=1.25).reentered is None
+    True
+    """
 
     iterate: np.ndarray
     records: list = field(default_factory=list)
@@ -36,7 +44,25 @@ class Step:
 
 
 class FixedPointMethod(ABC):
-    """The pieces a method supplies to :class:`FixedPointDriver`."""
+    """The pieces a method supplies to :class:`FixedPointDriver`.
+
+    ``initial_iterate``, ``statistics`` and ``update`` are required; ``distance``,
+    ``kkt_violations`` and ``round`` have defaults.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fsopt import FixedPointDriver, FixedPointMethod, Step
+    >>> class Sqrt2(FixedPointMethod):          # Newton's iteration for x**2 = 2
+    ...     def initial_iterate(self):
+    ...         return np.array([1.0])
+    ...     def statistics(self, iterate, active):
+    ...         return iterate ** 2 - 2.0
+    ...     def update(self, stats, iterate, active):
+    ...         return Step(iterate - stats / (2 * iterate))
+    >>> round(float(FixedPointDriver(theta=1e-12).run(Sqrt2()).iterate[0]), 10)
+    1.4142135624
+    """
 
     @abstractmethod
     def initial_iterate(self) -> np.ndarray:
@@ -122,6 +148,23 @@ class FixedPointDriver:
     prune_patience : iterations below ``prune_below`` before a feature is a candidate.
     callback : ``callback(iteration: Iteration, iterate)``; returning True stops the run.
     progress : show a tqdm bar.
+
+    Examples
+    --------
+    A method whose update halves the distance to 1 (a contraction) converges to the fixed point:
+
+    >>> import numpy as np
+    >>> from fsopt import FixedPointDriver, FixedPointMethod, Step
+    >>> class Halfway(FixedPointMethod):
+    ...     def initial_iterate(self):
+    ...         return np.zeros(3)
+    ...     def statistics(self, iterate, active):
+    ...         return 1.0 - iterate
+    ...     def update(self, stats, iterate, active):
+    ...         return Step(iterate + stats / 2)
+    >>> result = FixedPointDriver(theta=1e-6, max_iter=100).run(Halfway())
+    >>> result.converged, np.allclose(result.iterate, 1.0, atol=1e-5)
+    (True, True)
     """
 
     def __init__(self, theta=0.01, max_iter=50, prune_below=None, prune_patience=2,

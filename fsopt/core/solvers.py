@@ -225,7 +225,22 @@ _BACKENDS: dict[str, Backend] = {}
 
 
 def register_backend(backend: Backend) -> Backend:
-    """Add a backend (an instance) to the registry; native methods call this on import."""
+    """Add a backend (an instance) to the registry; native methods call this on import.
+
+    A plugin registers its backends through the entry point group ``fsopt.backends`` instead.
+
+    Examples
+    --------
+    Clarabel under a second name, with its tolerance always 1e-10:
+
+    >>> from fsopt.core.solvers import backends, register_backend
+    >>> class TightClarabel(type(backends()["CLARABEL"])):
+    ...     name = "CLARABEL_TIGHT"
+    ...     def translate(self, tol=None, max_iter=None, verbose=False, **extra):
+    ...         return super().translate(tol=1e-10, max_iter=max_iter, verbose=verbose, **extra)
+    >>> register_backend(TightClarabel()).name in backends()
+    True
+    """
     _BACKENDS[backend.name.upper()] = backend
     return backend
 
