@@ -148,3 +148,14 @@ def test_figures_explain_their_lines_and_markers(tmp_path):
     labels = [t.get_text() for ax in fig.axes for t in ax.get_legend().get_texts()]
     assert any("selection threshold" in t for t in labels) and any("stopping threshold" in t for t in labels)
     plt.close(fig)
+
+
+def test_bench_ends_with_a_count_of_skipped_pairs_not_their_list(tmp_path, capsys):
+    out_dir = tmp_path / "study"
+    assert main(["bench", "--quick", "--problem", "spiral", "--solver", "GRADIENT", "HIGHS", "--quiet",
+                 "--out", str(out_dir)]) == 0
+    out = capsys.readouterr().out
+    assert "## Skipped" not in out and "garrote_logistic / HIGHS" not in out
+    last = out.strip().splitlines()[-1]
+    assert re.match(r"1 \(subproblem kind, solver\) pair\(s\) skipped", last), last
+    assert "summary.md" in last and "garrote_logistic / HIGHS" in (out_dir / "summary.md").read_text()
