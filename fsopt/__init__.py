@@ -1,12 +1,15 @@
 """fsopt: convex-optimization modeling framework for feature selection."""
+from .core.checks import Margins, Outcome, check, draws
 from .core.driver import FixedPointDriver, FixedPointMethod, Step
 from .core.exceptions import SolverFailed
+from .core.solvers import Backend, NativeBackend, register_backend
+from .core.subproblem import SolveRecord, Subproblem
 from .lfs import LFS
 from .logo import LOGO, GarroteLogistic
 from .nmmkl import NMMKL
-from .core.subproblem import SolveRecord, Subproblem
 
 __version__ = "0.1.0"
 
 __all__ = ["LOGO", "NMMKL", "LFS", "GarroteLogistic", "FixedPointDriver", "FixedPointMethod",
-           "Step", "SolverFailed", "SolveRecord", "Subproblem"]
+           "Step", "SolverFailed", "SolveRecord", "Subproblem", "Backend", "NativeBackend",
+           "register_backend", "check", "Margins", "Outcome", "draws"]

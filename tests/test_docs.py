@@ -21,14 +21,12 @@ import pytest
 
 import fsopt
 from fsopt.core import checks, solvers
-from fsopt.core.checks import check
-from fsopt.core.solvers import register_backend
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 BLOCKS = [(page, i, block) for page in PAGES
           for i, block in enumerate(re.findall(r"^```python\n(.*?)^```", page.read_text(), re.S | re.M))]
-PUBLIC = [getattr(fsopt, name) for name in fsopt.__all__] + [register_backend, check]
+PUBLIC = [getattr(fsopt, name) for name in fsopt.__all__]
 
 
 def test_readme_first_screen_leads():

@@ -32,6 +32,16 @@ import numpy as np
 
 @dataclass
 class Outcome:
+    """What a check returns: passed, the measured numbers, a note on the reference, the worst
+    slack (nan for a check without numeric conditions) and the condition closest to failing.
+
+    Examples
+    --------
+    >>> from fsopt import Outcome
+    >>> Outcome(True, {"gap": 1e-9}, "Clarabel at tol 1e-10", slack=0.99, binding="gap").passed
+    True
+    """
+
     passed: bool
     measured: dict = field(default_factory=dict)
     detail: str = ""
@@ -40,7 +50,18 @@ class Outcome:
 
 
 class Margins:
-    """The conditions of one check, each ``value ≤ limit`` or ``value ≥ limit``, and their slack."""
+    """The conditions of one check, each ``value ≤ limit`` or ``value ≥ limit``, and their slack.
+
+    Examples
+    --------
+    >>> from fsopt import Margins
+    >>> margins = Margins()
+    >>> margins.at_most("residual", 2e-7, 1e-6)       # slack (1e-6 - 2e-7) / 1e-6 = 0.8
+    >>> margins.at_least("recovered", 3, 2)           # slack (3 - 2) / 2 = 0.5
+    >>> outcome = margins.outcome({"residual": 2e-7})
+    >>> outcome.passed, round(outcome.slack, 3), outcome.binding
+    (True, 0.5, 'recovered')
+    """
 
     def __init__(self):
         self.slacks: dict[str, float] = {}
@@ -73,7 +94,18 @@ class Margins:
 
 
 def draws(rng, n, seed):
-    """Instance generators: ``n`` canonical ones (seeded by ``seed``) when rng is None, else [rng]."""
+    """Instance generators: ``n`` canonical ones (seeded by ``seed``) when rng is None, else [rng].
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fsopt import draws
+    >>> len(draws(None, 3, seed=7))                    # fsopt verify: 3 canonical instances
+    3
+    >>> rng = np.random.default_rng(0)
+    >>> draws(rng, 3, seed=7) == [rng]                 # fsopt verify --instances K: one per call
+    True
+    """
     if rng is None:
         return [np.random.default_rng([seed, i]) for i in range(n)]
     return [rng]

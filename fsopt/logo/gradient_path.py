@@ -76,13 +76,15 @@ class GradientPath(NativeBackend):
 
     name = "GRADIENT"
     description = "LOGO closed-form gradient path, eqs (9)-(10); reference for garrote_logistic (7)"
+    default_tol = 1e-6
+    tol_meaning = "stopping rule: KKT residual max_j abs(min(w_j, d_j)) <= tol*max(1, max w) of w = v^2 for (7)"
 
     def supports(self, subproblem):
         return subproblem.name == "garrote_logistic" and subproblem.beta is None
 
     def solve(self, subproblem, tol=None, max_iter=None, verbose=False, v0=None):
         v, status, iterations = gradient_path(
-            subproblem.Z, subproblem.lam, v0=v0, tol=1e-6 if tol is None else tol,
+            subproblem.Z, subproblem.lam, v0=v0, tol=self.default_tol if tol is None else tol,
             max_iter=100_000 if max_iter is None else max_iter)
         if verbose:
             print(f"gradient path: {status} after {iterations} iterations")

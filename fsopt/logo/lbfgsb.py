@@ -42,12 +42,14 @@ class LBFGSB(NativeBackend):
     package = "scipy"
     description = "L-BFGS-B on garrote_logistic (7) over a KKT-checked working set, warm-started"
     default_tol = 1e-6
+    tol_meaning = ("KKT residual max_j abs(min(w_j, d_j)) <= tol*max(1, max w) for status optimal and the "
+                   "working set; also L-BFGS-B's gtol (largest projected-gradient entry)")
 
     def supports(self, subproblem):
         return subproblem.name == "garrote_logistic" and subproblem.beta is None
 
     def solve(self, subproblem, tol=None, max_iter=None, verbose=False, memory=20, working_set=None):
-        tol = 1e-6 if tol is None else tol
+        tol = self.default_tol if tol is None else tol
         max_iter = 15000 if max_iter is None else max_iter
         Z, lam = subproblem.Z, subproblem.lam
         J = Z.shape[1]
