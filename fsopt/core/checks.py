@@ -71,12 +71,12 @@ class Margins:
         self.slacks[name] = min(self.slacks.get(name, math.inf), slack)
 
     def at_most(self, name, value, limit, scale=None):
-        """``value ≤ limit``; slack (limit − value)/scale, scale = |limit| by default."""
+        """``value ≤ limit``; slack (limit − value)/scale, scale = ``|limit|`` by default."""
         scale = abs(limit) if scale is None else scale
         self._add(name, (limit - value) / (scale or 1.0))
 
     def at_least(self, name, value, limit, scale=None):
-        """``value ≥ limit``; slack (value − limit)/scale, scale = |limit| by default."""
+        """``value ≥ limit``; slack (value − limit)/scale, scale = ``|limit|`` by default."""
         scale = abs(limit) if scale is None else scale
         self._add(name, (value - limit) / (scale or 1.0))
 
