@@ -1,9 +1,9 @@
-"""The notebooks run from top to bottom (executed with nbclient, outputs discarded)."""
+"""The notebooks are stored without outputs; the documentation build (tests/test_docs.py) executes
+each one from top to bottom, with its assertions, and renders the outputs."""
 from pathlib import Path
 
 import nbformat
 import pytest
-from nbclient import NotebookClient
 
 NOTEBOOKS = sorted((Path(__file__).resolve().parents[1] / "notebooks").glob("*.ipynb"))
 
@@ -13,8 +13,7 @@ def test_there_are_notebooks():
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
-def test_notebook_runs(path, tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)  # figures and files a notebook writes land in a temporary dir
+def test_notebook_is_stored_without_outputs(path):
     nb = nbformat.read(path, as_version=4)
-    assert not any(c.get("outputs") for c in nb.cells if c.cell_type == "code"), "committed outputs"
-    NotebookClient(nb, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}).execute()
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    assert code and not any(c.get("outputs") or c.get("execution_count") for c in code), "committed outputs"

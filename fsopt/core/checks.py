@@ -61,6 +61,16 @@ __all__ = ["Check", "Margins", "Outcome", "PlantedBug", "blind_certificate", "ch
 
 @dataclass
 class Outcome:
+    """What a check returns: passed, the measured numbers, a note on the reference, the worst
+    slack (nan for a check without numeric conditions) and the condition closest to failing.
+
+    Examples
+    --------
+    >>> from fsopt import Outcome
+    >>> Outcome(True, {"gap": 1e-9}, "Clarabel at tol 1e-10", slack=0.99, binding="gap").passed
+    True
+    """
+
     passed: bool
     measured: dict = field(default_factory=dict)
     detail: str = ""
@@ -70,7 +80,18 @@ class Outcome:
 
 
 class Margins:
-    """The conditions of one check, each ``value ≤ limit`` or ``value ≥ limit``, and their slack."""
+    """The conditions of one check, each ``value ≤ limit`` or ``value ≥ limit``, and their slack.
+
+    Examples
+    --------
+    >>> from fsopt import Margins
+    >>> margins = Margins()
+    >>> margins.at_most("residual", 2e-7, 1e-6)       # slack (1e-6 - 2e-7) / 1e-6 = 0.8
+    >>> margins.at_least("recovered", 3, 2)           # slack (3 - 2) / 2 = 0.5
+    >>> outcome = margins.outcome({"residual": 2e-7})
+    >>> outcome.passed, round(outcome.slack, 3), outcome.binding
+    (True, 0.5, 'recovered')
+    """
 
     def __init__(self):
         self.slacks: dict[str, float] = {}
@@ -80,12 +101,12 @@ class Margins:
         self.slacks[name] = min(self.slacks.get(name, math.inf), slack)
 
     def at_most(self, name, value, limit, scale=None):
-        """``value ≤ limit``; slack (limit − value)/scale, scale = |limit| by default."""
+        """``value ≤ limit``; slack (limit − value)/scale, scale = ``|limit|`` by default."""
         scale = abs(limit) if scale is None else scale
         self._add(name, (limit - value) / (scale or 1.0))
 
     def at_least(self, name, value, limit, scale=None):
-        """``value ≥ limit``; slack (value − limit)/scale, scale = |limit| by default."""
+        """``value ≥ limit``; slack (value − limit)/scale, scale = ``|limit|`` by default."""
         scale = abs(limit) if scale is None else scale
         self._add(name, (value - limit) / (scale or 1.0))
 
@@ -103,7 +124,18 @@ class Margins:
 
 
 def draws(rng, n, seed):
-    """Instance generators: ``n`` canonical ones (seeded by ``seed``) when rng is None, else [rng]."""
+    """Instance generators: ``n`` canonical ones (seeded by ``seed``) when rng is None, else [rng].
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fsopt import draws
+    >>> len(draws(None, 3, seed=7))                    # fsopt verify: 3 canonical instances
+    3
+    >>> rng = np.random.default_rng(0)
+    >>> draws(rng, 3, seed=7) == [rng]                 # fsopt verify --instances K: one per call
+    True
+    """
     if rng is None:
         return [np.random.default_rng([seed, i]) for i in range(n)]
     return [rng]
@@ -139,8 +171,23 @@ _PROBES: dict[str, Callable] = {}
 
 
 def check(name: str, claim: str, kinds=(), reference: str = ""):
-    """Register ``func(quick[, rng][, solver]) -> Outcome`` as the check ``name``; ``reference``
-    says what independent value the claim is measured against."""
+    """Register ``func(quick[, rng][, solver]) -> Outcome`` as the check ``name``.
+
+    ``kinds`` names the subproblem kinds the check solves (``fsopt verify --solver`` runs a check
+    only with a solver that can solve them); ``reference`` says what independent value the claim
+    is measured against.
+
+    Examples
+    --------
+    >>> from fsopt.core.checks import Margins, check, registered_checks
+    >>> @check("EXAMPLE sum", "1 + 1 is 2, to 1e-12")
+    ... def one_plus_one(quick):
+    ...     margins = Margins()
+    ...     margins.at_most("error", abs((1 + 1) - 2), 1e-12)
+    ...     return margins.outcome({"sum": 1 + 1}, "exact arithmetic")
+    >>> registered_checks()["EXAMPLE sum"].call(quick=True).passed
+    True
+    """
     def register(func):
         _CHECKS[name] = Check(name, claim, func, tuple(kinds), reference)
         return func

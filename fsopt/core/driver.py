@@ -35,7 +35,15 @@ class Step:
     """What one ``update`` returns: the new iterate, its solve records, an objective value, the
     eliminated features the update found it needs and brought back (indices), and ``detail``:
     whatever else the update computed that the method's final stage reads (typed by the method;
-    the driver passes the last step's ``detail`` to ``round``)."""
+    the driver passes the last step's ``detail`` to ``round``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fsopt import Step
+    >>> Step(np.array([0.5, 0.0]), objective=1.25).reentered is None
+    True
+    """
 
     iterate: np.ndarray
     records: list = field(default_factory=list)
@@ -45,7 +53,25 @@ class Step:
 
 
 class FixedPointMethod(ABC, Generic[R]):
-    """The pieces a method supplies to :class:`FixedPointDriver`; ``R`` is its result type."""
+    """The pieces a method supplies to :class:`FixedPointDriver`; ``R`` is its result type.
+
+    ``initial_iterate``, ``statistics`` and ``update`` are required; ``distance``,
+    ``kkt_violations`` and ``round`` have defaults.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fsopt import FixedPointDriver, FixedPointMethod, Step
+    >>> class Sqrt2(FixedPointMethod):          # Newton's iteration for x**2 = 2
+    ...     def initial_iterate(self):
+    ...         return np.array([1.0])
+    ...     def statistics(self, iterate, active):
+    ...         return iterate ** 2 - 2.0
+    ...     def update(self, stats, iterate, active):
+    ...         return Step(iterate - stats / (2 * iterate))
+    >>> round(float(FixedPointDriver(theta=1e-12).run(Sqrt2()).iterate[0]), 10)
+    1.4142135624
+    """
 
     @abstractmethod
     def initial_iterate(self) -> np.ndarray:
@@ -138,6 +164,23 @@ class FixedPointDriver:
     prune_patience : iterations below ``prune_below`` before a feature is a candidate.
     callback : ``callback(iteration: Iteration, iterate)``; returning True stops the run.
     progress : show a tqdm bar.
+
+    Examples
+    --------
+    A method whose update halves the distance to 1 (a contraction) converges to the fixed point:
+
+    >>> import numpy as np
+    >>> from fsopt import FixedPointDriver, FixedPointMethod, Step
+    >>> class Halfway(FixedPointMethod):
+    ...     def initial_iterate(self):
+    ...         return np.zeros(3)
+    ...     def statistics(self, iterate, active):
+    ...         return 1.0 - iterate
+    ...     def update(self, stats, iterate, active):
+    ...         return Step(iterate + stats / 2)
+    >>> result = FixedPointDriver(theta=1e-6, max_iter=100).run(Halfway())
+    >>> result.converged, np.allclose(result.iterate, 1.0, atol=1e-5)
+    (True, True)
     """
 
     def __init__(self, theta=0.01, max_iter=50, prune_below=None, prune_patience=2,
@@ -155,7 +198,9 @@ class FixedPointDriver:
         active = np.ones(iterate.shape[0] if iterate.ndim == 1 else iterate.shape[-1], dtype=bool)
         history, converged, stopped, detail = [], False, False, None
         below = np.zeros(active.shape, dtype=int)  # consecutive iterations under prune_below
-        bar = tqdm(total=self.max_iter, desc=self.desc, disable=not self.progress, leave=False)
+        # a run that stops on θ has no known length: count iterations, show θ_t, estimate nothing
+        bar = tqdm(total=self.max_iter if self.theta == 0 else None, desc=self.desc,
+                   disable=not self.progress, leave=False)
         try:
             for t in range(1, self.max_iter + 1):
                 t0 = time.perf_counter()

@@ -8,6 +8,15 @@ class SolverFailed(RuntimeError):
     Carries the subproblem, the last solver tried, its status (from :mod:`fsopt.core.status`) and
     certificate residual (NaN when the solver returned no solution), and every attempt made
     (solves, polishes and refinements, over the fallback list).
+
+    Examples
+    --------
+    >>> from fsopt import SolverFailed
+    >>> err = SolverFailed("garrote_logistic", "SCS", "optimal_inaccurate", residual=0.03)
+    >>> print(err)
+    garrote_logistic: solver SCS ended with status 'optimal_inaccurate', certificate residual 0.03
+    >>> err.solver, err.status
+    ('SCS', 'optimal_inaccurate')
     """
 
     def __init__(self, subproblem, solver, status, detail="", attempts=(), residual=math.nan):

@@ -38,7 +38,18 @@ COMMON_OPTIONS = frozenset({"tol", "max_iter", "verbose"})
 
 
 class Backend:
-    """A solver backend.  Subclasses set the class attributes and ``translate``."""
+    """A solver backend.  Subclasses set the class attributes and ``translate``.
+
+    Examples
+    --------
+    >>> from fsopt import Backend
+    >>> from fsopt.core.solvers import backends
+    >>> scs = backends()["SCS"]
+    >>> isinstance(scs, Backend), sorted(scs.cones)
+    (True, ['EXP', 'LP', 'SOC'])
+    >>> scs.translate(tol=1e-6)            # fsopt's common options in SCS's own words
+    {'verbose': False, 'eps_abs': 1e-06, 'eps_rel': 1e-06}
+    """
 
     name: str = ""
     cones: frozenset = frozenset()
@@ -89,6 +100,23 @@ class NativeBackend(Backend):
 
     Subclasses implement ``supports(subproblem)`` and
     ``solve(subproblem, tol, max_iter, verbose, **options) -> (solution, status, iterations)``.
+
+    Examples
+    --------
+    For LOGO's garrote (7), w = 0 is optimal when λ ≥ ½ max_j Σ_n z̄_nj; the subproblem's NumPy
+    certificate, not the backend, decides whether the answer is accepted:
+
+    >>> import numpy as np
+    >>> from fsopt import GarroteLogistic, NativeBackend, register_backend
+    >>> class AllZero(NativeBackend):
+    ...     name, description = "ALLZERO", "w = 0 (optimal for a large enough lam)"
+    ...     def supports(self, subproblem):
+    ...         return isinstance(subproblem, GarroteLogistic)
+    ...     def solve(self, subproblem, tol=None, max_iter=None, verbose=False):
+    ...         return {"w": np.zeros(subproblem.Z.shape[1])}, "optimal", 0
+    >>> _ = register_backend(AllZero())
+    >>> GarroteLogistic(lam=10.0, Z=np.array([[1.0, -0.5], [0.8, 0.2]])).solve("ALLZERO").certified
+    True
     """
 
     native = True
@@ -240,7 +268,22 @@ _BACKENDS: dict[str, Backend] = {}
 
 
 def register_backend(backend: Backend) -> Backend:
-    """Add a backend (an instance) to the registry; native methods call this on import."""
+    """Add a backend (an instance) to the registry; native methods call this on import.
+
+    A plugin registers its backends through the entry point group ``fsopt.backends`` instead.
+
+    Examples
+    --------
+    Clarabel under a second name, with its tolerance always 1e-10:
+
+    >>> from fsopt.core.solvers import backends, register_backend
+    >>> class TightClarabel(type(backends()["CLARABEL"])):
+    ...     name = "CLARABEL_TIGHT"
+    ...     def translate(self, tol=None, max_iter=None, verbose=False, **extra):
+    ...         return super().translate(tol=1e-10, max_iter=max_iter, verbose=verbose, **extra)
+    >>> register_backend(TightClarabel()).name in backends()
+    True
+    """
     _BACKENDS[backend.name.upper()] = backend
     return backend
 

@@ -43,6 +43,14 @@ class SolveRecord:
     certificate failed has status ``rejected_certificate`` and the solver's word in
     ``solver_status``.  ``stage`` is "solve", "polish" (the native polish of a rejected solution)
     or "refine" (the re-solve at a tighter tolerance).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fsopt import GarroteLogistic
+    >>> record = GarroteLogistic(lam=1.0, Z=np.array([[1.0, -0.5], [0.8, 0.2]])).solve("LBFGSB")
+    >>> record.status, record.certified, record.residual < 1e-4
+    ('optimal', True, True)
     """
 
     subproblem: str
@@ -94,7 +102,35 @@ def observe_solves():
 
 
 class Subproblem(ABC):
-    """Base class of every convex subproblem."""
+    """Base class of every convex subproblem.
+
+    A subclass builds its cvxpy model once (``_build``) and computes its objective and
+    certificate in NumPy; ``solve`` returns a :class:`SolveRecord` only if the certificate holds.
+
+    Examples
+    --------
+    The projection of ``a`` onto the nonnegative orthant, certified by its KKT residual:
+
+    >>> import cvxpy as cp
+    >>> import numpy as np
+    >>> from fsopt import Subproblem
+    >>> class Projection(Subproblem):
+    ...     name, cone = "projection", "SOC"
+    ...     def __init__(self, a):
+    ...         super().__init__()
+    ...         self.a = np.asarray(a, dtype=float)
+    ...     def _build(self):
+    ...         x = cp.Variable(self.a.size)
+    ...         return cp.Problem(cp.Minimize(cp.sum_squares(x - self.a)), [x >= 0]), {"x": x}
+    ...     def objective(self, solution):
+    ...         return float(np.sum((solution["x"] - self.a) ** 2))
+    ...     def certificate(self, solution):
+    ...         x = solution["x"]
+    ...         return {"residual": float(np.max(np.abs(np.minimum(x, 2 * (x - self.a)))))}
+    >>> record = Projection([1.0, -2.0, 0.5]).solve("CLARABEL")
+    >>> record.certified, np.round(record.solution["x"], 6).tolist()
+    (True, [1.0, 0.0, 0.5])
+    """
 
     name: ClassVar[str] = ""
     cone: ClassVar[str] = ""  # "LP", "SOC" or "EXP": the hardest cone the model needs

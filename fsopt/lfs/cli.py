@@ -1,4 +1,4 @@
-"""LFS: local feature selection and its local classifier on a declared problem."""
+"""LFS: local feature selection and its local classifier on your data or a declared problem."""
 from __future__ import annotations
 
 import time
@@ -39,7 +39,7 @@ def run(args, problem, X, y) -> int:
     if problem.data.get("standardize", True):
         X, Xt = standardize(X, Xt) if test_size else (standardize(X), None)
     params.setdefault("random_state", args.random_state)
-    est = LFS(progress=not args.quiet, **params)
+    est = LFS(progress=args.progress, **params)
     t0 = time.perf_counter()
     est.fit(X, y)
     fit_time = time.perf_counter() - t0

@@ -61,6 +61,17 @@ class LFS(ClassifierMixin, BaseEstimator):
     lp_check_ : {"max_objective_gap": …, "n_lps": …, "max_residual": …}.
     n_rounding_fallbacks_ : points of the last pass where no rounding of any β was feasible.
     n_features_in_, feature_names_in_ : as in scikit-learn (names when X is a DataFrame).
+
+    Examples
+    --------
+    >>> from fsopt import LFS
+    >>> from fsopt.datasets.lfs_synthetic import make_lfs_synthetic
+    >>> X, y = make_lfs_synthetic(10, 10, 20, n_irrelevant=5, random_state=0)
+    >>> lfs = LFS(alpha=2, tau=1, n_jobs=1, random_state=0).fit(X, y)
+    >>> lfs.fstar_.shape                        # one feature set per training sample
+    (40, 7)
+    >>> bool(lfs.lp_check_["all_certified"]) and lfs.score(X, y) > 0.8
+    True
     """
 
     _parameter_constraints = {

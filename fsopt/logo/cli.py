@@ -1,4 +1,4 @@
-"""LOGO: local-learning-based feature selection on a declared problem."""
+"""LOGO: local-learning-based feature selection on your data or a declared problem."""
 from __future__ import annotations
 
 import time
@@ -26,7 +26,7 @@ def run(args, problem, X, y) -> int:
         params["solver"] = args.solver
     if problem.data.get("standardize", "dataset" in problem.data):
         X = standardize(X)
-    est = LOGO(progress=not args.quiet, **params)
+    est = LOGO(progress=args.progress, **params)
     t0 = time.perf_counter()
     est.fit(X, y)
     total = time.perf_counter() - t0
@@ -40,8 +40,13 @@ def run(args, problem, X, y) -> int:
         print(f"  feature {j:6d}  weight {est.weights_[j]:.6g}  normalized {est.scores_[j]:.4f}")
     if order.size > 20:
         print(f"  ... and {order.size - 20} more")
+    changes = [f"{h.change:.3g}" for h in hist]
+    shown = changes if len(changes) <= 8 else changes[:3] + ["..."] + changes[-3:]
     print(f"outer iterations: {est.n_iter_} ({'converged' if est.converged_ else 'NOT converged'}, "
-          f"theta_t = {', '.join(f'{h.change:.3g}' for h in hist)})")
+          f"theta_t = {', '.join(shown)})")
+    if not est.converged_:
+        print("  not converged: a larger --sigma (Theorem 2: one fixed point above some sigma) or a "
+              "larger --lam usually converges; the weights above are the last iterate's")
     stats_t = sum(h.statistics_time for h in hist)
     comp_t = sum(h.compile_time for h in hist)
     solve_t = sum(h.solve_time for h in hist)

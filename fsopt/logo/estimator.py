@@ -63,6 +63,17 @@ class LOGO(SelectorMixin, BaseEstimator):
     n_iter_, converged_ : outer iterations done, and whether θ_t < theta was reached with the
         final check over all features passed (no eliminated feature would enter).
     n_features_in_, feature_names_in_ : as in scikit-learn (names when X is a DataFrame).
+
+    Examples
+    --------
+    >>> from fsopt import LOGO
+    >>> from fsopt.datasets.spiral import make_spiral
+    >>> X, y = make_spiral(n_per_class=60, n_irrelevant=20, random_state=0)
+    >>> logo = LOGO(sigma=2.0, lam=1.0).fit(X, y)
+    >>> logo.get_support(indices=True)
+    array([0, 1])
+    >>> logo.converged_
+    True
     """
 
     _parameter_constraints = {

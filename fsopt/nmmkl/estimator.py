@@ -46,6 +46,18 @@ class NMMKL(SelectorMixin, BaseEstimator):
     history_ : list of :class:`fsopt.core.driver.Iteration`; its ``records`` are the two SolveRecords.
     classes_ : the two labels; classes_[1] is coded +1.
     n_features_in_, feature_names_in_ : as in scikit-learn (names when X is a DataFrame).
+
+    Examples
+    --------
+    >>> from fsopt import NMMKL
+    >>> from fsopt.datasets import standardize
+    >>> from fsopt.datasets.nmmkl_toy import make_nmmkl_toy
+    >>> X, y = make_nmmkl_toy(n_samples=500, random_state=0)   # features X, Y, Z
+    >>> X = standardize(X)
+    >>> NMMKL(n_features=1, C=0.03, tau=1.0).fit(X, y).get_support(indices=True)   # {Z}
+    array([2])
+    >>> NMMKL(n_features=2, C=0.03, tau=1.0).fit(X, y).get_support(indices=True)   # {X, Y}
+    array([0, 1])
     """
 
     _parameter_constraints = {

@@ -94,6 +94,8 @@ def plot_profiles(frame) -> bytes:
 def plot_curves(frame) -> bytes:
     """Error to the reference against time along each solver's schedule (repetition 0, largest
     size of each problem/kind); filled markers are certified solves, hollow ones are not."""
+    from matplotlib.ticker import LogLocator, NullFormatter
+
     ran = frame[(frame["status"] != SKIPPED) & (frame["repetition"] == 0)
                 & np.isfinite(frame["error_to_reference"]) & np.isfinite(frame["time"])]
     groups = [(key, g[g["size"] == g["size"].max()]) for key, g in ran.groupby(["problem", "kind"])]
@@ -113,7 +115,13 @@ def plot_curves(frame) -> bytes:
                        s=70, color=colour[solver], label=None if len(curve) else solver)
         ax.set(xscale="log", yscale="log", xlabel="time (s)", ylabel="|f − f_ref| / max(1, |f_ref|)",
                title=f"{problem}: {kind}, size {int(g['size'].max()) if len(g) else '?'}")
-        ax.legend(fontsize=6, loc="upper right")
+        ax.xaxis.set_major_locator(LogLocator(numticks=5))  # decades only: no crowded minor labels
+        ax.xaxis.set_minor_formatter(NullFormatter())
+        ax.legend(fontsize=6, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
+    if groups:
+        fig.suptitle("lines: each solver along its tolerance / iteration schedule;  ● filled: certified "
+                     "solve;  ○ hollow: certificate failed;  ★ the solver's default settings;  an error of 0 "
+                     "is drawn at 1e-16", fontsize=9)
     return _png(plt, fig)
 
 

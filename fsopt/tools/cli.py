@@ -1,4 +1,4 @@
-"""Command line: ``fsopt solvers``, ``fsopt problems``, ``fsopt run METHOD --problem NAME``.
+"""Command line: fsopt solvers, problems, run, bench, verify, experiment.
 
 A method plugs into ``run`` by providing a module ``<its package>.cli`` with
 ``add_arguments(parser)`` (optional) and ``run(args, problem, X, y) -> int``; its package is
@@ -7,7 +7,10 @@ A method plugs into ``run`` by providing a module ``<its package>.cli`` with
 from __future__ import annotations
 
 import argparse
+import shutil
 import sys
+import textwrap
+from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
 from ..core.exceptions import SolverFailed
@@ -31,18 +34,26 @@ def _method_clis(only=None) -> dict:
 def _cmd_solvers(args) -> int:
     from ..core import solvers as reg
 
-    print(f"{'name':10} {'installed':9} {'cones / solves':34} description")
+    width = max(60, shutil.get_terminal_size((100, 24)).columns)
+    indent = " " * 34
+    print(f"{'name':10} {'installed':9} {'cones':12} description")
     for name, b in sorted(reg.backends().items()):
         reason = b.unavailable_reason() if b.installed() else "not installed"
-        caps = "native: " + b.description.split(";")[0] if b.native else ", ".join(sorted(b.cones))
-        state = "yes" if reason is None else "no"
-        print(f"{name:10} {state:9} {caps[:34]:34} {b.description if not b.native else ''}"
-              + (f"  [{reason}]" if reason and b.installed() else ""))
+        cones = "native" if b.native else ", ".join(sorted(b.cones))
+        text = b.description + (f" [{reason}]" if reason and b.installed() else "")
+        lines = textwrap.wrap(text, width - len(indent), break_long_words=False,
+                              break_on_hyphens=False) or [""]
+        print(f"{name:10} {'yes' if reason is None else 'no':9} {cones:12} {lines[0]}")
+        for line in lines[1:]:
+            print(indent + line)
     profs = reg.profiles()
     if profs:
         print("\nprofiles (solvers/*.toml):")
         for name, p in sorted(profs.items()):
-            print(f"  {name:18} -> {p.backend:9} {p.options}  {p.description}")
+            print(f"  {name:18} -> {p.backend:9} {p.options}")
+            for line in textwrap.wrap(p.description, width - 8, break_long_words=False,
+                                     break_on_hyphens=False):
+                print("        " + line)
     return 0
 
 
@@ -55,17 +66,25 @@ def _cmd_problems(args) -> int:
 
 
 def _cmd_bench(args) -> int:
+    from ..core.status import SKIPPED
     from . import bench
     from .bench_stats import summary
 
     frame = bench.run(out=args.out, quick=args.quick, problem_names=args.problem,
                       solvers=args.solver, timeout=args.timeout, n_jobs=args.jobs,
-                      dask=args.dask, progress=not args.quiet, repeat=args.repeat, shift=args.shift,
+                      dask=args.dask, progress=args.progress, repeat=args.repeat, shift=args.shift,
                       retry=args.retry, allow_hook_files=args.allow_hook_files)
-    print(summary(frame, args.timeout, args.shift))
-    print(f"{len(frame)} rows ({int(frame['solved'].sum())} certified solves); in {args.out}/: "
+    text = summary(frame, args.timeout, args.shift)
+    print(text.split("\n## Skipped\n")[0].rstrip())  # the list of skipped pairs stays in summary.md
+    skipped = frame[frame["status"] == SKIPPED]
+    pairs = len(skipped.drop_duplicates(["kind", "solver"]))
+    print(f"\n{len(frame)} rows ({int(frame['solved'].sum())} certified solves); in {args.out}/: "
           f"results.csv, results.parquet, summary.md, performance_profile.png, error_vs_time.png, "
           f"time_vs_size.png, report.html")
+    if pairs:
+        print(f"{pairs} (subproblem kind, solver) pair(s) skipped (not installed, cannot solve that "
+              f"cone, or left out of --quick): each with its reason under 'Skipped' in "
+              f"{args.out}/summary.md and as status 'skipped' in {args.out}/results.csv")
     return 0
 
 
@@ -79,7 +98,7 @@ def _cmd_experiment(args) -> int:
     from .experiments import run_experiment
 
     frame = run_experiment(args.name, args.data, args.out, quick=args.quick, n_splits=args.splits,
-                           random_state=args.seed, progress=not args.quiet, data_dir=args.data_dir,
+                           random_state=args.seed, progress=args.progress, data_dir=args.data_dir,
                            label=args.label, paper_dataset=args.paper_dataset, positive_class=args.positive_class,
                            impute=args.impute, drop_missing=args.drop_missing, n_jobs=args.jobs)
     if not args.quiet:
@@ -90,15 +109,32 @@ def _cmd_experiment(args) -> int:
 
 
 def _cmd_run(args, clis) -> int:
-    from .problems import get_problem
+    from ..datasets import add_irrelevant_features, load_dataset
+    from .problems import Problem, get_problem
 
     if args.method not in clis:
         raise ValueError(f"method {args.method!r} has no cli module (its package provides none)")
     if args.plot:
         check_output_file(args.plot, "--plot")
-    problem = get_problem(args.problem, args.method)
-    X, y = problem.load(n_irrelevant=args.irrelevant, random_state=args.seed, data_dir=args.data_dir)
+    if args.data is None:
+        if args.label is not None:
+            raise ValueError("--label names the class column of a --data file; it needs --data")
+        problem = get_problem(args.problem, args.method)
+        X, y = problem.load(n_irrelevant=args.irrelevant, random_state=args.seed,
+                            data_dir=args.data_dir)
+    else:  # the user's own file: z-scored, the method's defaults
+        X, y = load_dataset(args.data, data_dir=args.data_dir, label=args.label or "label")
+        if args.irrelevant:
+            X = add_irrelevant_features(X, args.irrelevant, args.seed)
+        problem = Problem(name=Path(args.data).name, method=args.method, path=str(args.data),
+                          description=f"{args.data} (z-scored)",
+                          data={"dataset": str(args.data), "standardize": True})
     return clis[args.method].run(args, problem, X, y)
+
+
+def show_progress(args) -> bool:
+    """Progress bars only on a terminal: a log file gets no carriage returns or escape codes."""
+    return not args.quiet and sys.stderr.isatty()
 
 
 def check_output_file(path, what):
@@ -134,18 +170,67 @@ def _nonnegative_int(text):
     return value
 
 
+class _HelpFormatter(argparse.RawDescriptionHelpFormatter):
+    """Keeps the examples' line breaks; appends "(default: ...)" where a default means something."""
+
+    def _get_help_string(self, action):
+        text = action.help or ""
+        if "%(default)" in text or action.default in (None, False, argparse.SUPPRESS):
+            return text
+        if action.option_strings or action.nargs in (argparse.OPTIONAL, argparse.ZERO_OR_MORE):
+            return text + " (default: %(default)s)"
+        return text
+
+
+def _examples(*lines) -> str:
+    return "example" + ("s" if len(lines) > 1 else "") + ":\n" + "\n".join("  " + x for x in lines)
+
+
+def _fsopt_version() -> str:
+    try:
+        return version("fsopt")
+    except PackageNotFoundError:  # run from a source tree that was never installed
+        return "unknown (not installed)"
+
+
+def _protocols() -> str:
+    from .experiments import PROTOCOLS
+
+    rows = [f"  {name:16} {module.TITLE}" for name, module in PROTOCOLS.items()]
+    return "protocols:\n" + "\n".join(rows)
+
+
 def build_parser(clis=None) -> argparse.ArgumentParser:
     clis = _method_clis() if clis is None else clis
-    parser = argparse.ArgumentParser(prog="fsopt", description=__doc__.splitlines()[0])
-    sub = parser.add_subparsers(dest="command", required=True)
-    sub.add_parser("solvers", help="list solver backends, capabilities and profiles")
-    p = sub.add_parser("problems", help="list declared problems")
-    p.add_argument("--method", default=None)
-    b = sub.add_parser("bench", help="solver comparison study: problems x solvers x sizes")
+    fmt = _HelpFormatter
+    parser = argparse.ArgumentParser(
+        prog="fsopt", formatter_class=fmt,
+        description="fsopt: convex-optimization feature selection (LOGO, NMMKL, LFS) with "
+                    "certified solves from any capable solver.",
+        epilog=_examples("fsopt run logo --data my_data.csv --label class",
+                         "fsopt run logo --problem spiral --irrelevant 5000 --plot weights.png",
+                         "fsopt verify --quick"))
+    parser.add_argument("--version", action="version", version=f"fsopt {_fsopt_version()}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    sub.add_parser("solvers", formatter_class=fmt, help="list solver backends, capabilities and profiles",
+                   description="Solver backends (installed or not, the cones each solves) and the "
+                               "profiles declared in solvers/*.toml.",
+                   epilog=_examples("fsopt solvers"))
+    p = sub.add_parser("problems", formatter_class=fmt, help="list declared problems",
+                       description="Problems declared in problems/*.toml (and $FSOPT_PROBLEMS_PATH).",
+                       epilog=_examples("fsopt problems --method logo"))
+    p.add_argument("--method", default=None, help="only this method's problems")
+    b = sub.add_parser("bench", formatter_class=fmt,
+                       help="solver comparison study: problems x solvers x sizes",
+                       description="Every benchable problem's subproblems solved by every capable "
+                                   "backend and profile; results.csv, summary.md, figures and "
+                                   "report.html in --out.",
+                       epilog=_examples("fsopt bench --quick --out bench-quick"))
     b.add_argument("--quick", action="store_true", help="small sizes, under a minute")
     b.add_argument("--out", default="bench-results", help="output directory (resumable)")
-    b.add_argument("--problem", nargs="+", default=None, help="only these problems")
-    b.add_argument("--solver", nargs="+", default=None, help="only these solvers/profiles")
+    b.add_argument("--problem", nargs="+", default=None, help="only these problems (default: all)")
+    b.add_argument("--solver", nargs="+", default=None,
+                   help="only these solvers/profiles (default: all)")
     b.add_argument("--timeout", type=float, default=300.0,
                    help="seconds per solve; unsolved solves count at this limit in the SGM")
     b.add_argument("--repeat", type=int, default=1, help="repetitions per solve (median reported)")
@@ -157,17 +242,30 @@ def build_parser(clis=None) -> argparse.ArgumentParser:
                    help="run again the logged solves with these statuses (e.g. timeout,error)")
     b.add_argument("--allow-hook-files", action="store_true",
                    help="let [bench] subproblems = 'module:function' run module.py beside a problem file")
-    b.add_argument("--quiet", action="store_true", help="no progress bar")
-    v = sub.add_parser("verify", help="check the papers' theorems numerically (PASS/FAIL, worst slack)")
+    b.add_argument("--quiet", action="store_true",
+                   help="no progress bar (none either when stderr is not a terminal)")
+    v = sub.add_parser("verify", formatter_class=fmt,
+                       help="check the papers' theorems numerically (PASS/FAIL, worst slack)",
+                       description="Each check measures a paper's claim against an independent "
+                                   "reference and prints PASS/FAIL with its worst slack: "
+                                   "(limit - value)/scale of the closest condition; 1 = measured 0, "
+                                   "0 = at the tolerance, < 0 = failed.",
+                       epilog=_examples("fsopt verify --quick", "fsopt verify --quick --instances 10 NMMKL"))
     from .verify import add_arguments as verify_arguments
 
     verify_arguments(v)
-    e = sub.add_parser("experiment", help="run a paper's protocol on a data set (results.csv + results.md)")
-    e.add_argument("name", choices=["logo-microarray", "logo-uci", "nmmkl-uci", "lfs-table1"])
+    e = sub.add_parser("experiment", formatter_class=fmt,
+                       help="run a paper's protocol on a data set (results.csv + results.md)",
+                       description="A paper's evaluation protocol with its baselines on one data set.\n\n"
+                                   + _protocols(),
+                       epilog=_examples("fsopt experiment nmmkl-uci --data wdbc --quick --out nmmkl-wdbc"))
+    e.add_argument("name", choices=["logo-microarray", "logo-uci", "nmmkl-uci", "lfs-table1"],
+                   metavar="PROTOCOL", help="one of the protocols above")
     e.add_argument("--data", required=True,
                    help="CSV file in the shared/data format, a name in --data-dir, wdbc, or a generated "
                         "set (spiral, nmmkl-toy, lfs-synthetic)")
-    e.add_argument("--data-dir", default=None, help="directory holding data set CSV files")
+    e.add_argument("--data-dir", default=None,
+                   help="directory holding data set CSV files (default: $FSOPT_DATA, ../shared/data)")
     e.add_argument("--quick", action="store_true", help="few splits, small grids: a smoke run")
     e.add_argument("--splits", type=int, default=None, help="outer splits (default: the paper's)")
     e.add_argument("--seed", type=int, default=0, help="seed of every random step (splits, draws, folds, rounding)")
@@ -182,21 +280,36 @@ def build_parser(clis=None) -> argparse.ArgumentParser:
     e.add_argument("--drop-missing", type=float, default=None, metavar="FRACTION",
                    help="drop columns with more than FRACTION missing in the training part")
     e.add_argument("--jobs", type=int, default=1, help="outer splits in parallel (results as a serial run)")
-    run = sub.add_parser("run", help="fit a method on a declared problem")
-    msub = run.add_subparsers(dest="method", required=True)
+    run = sub.add_parser("run", formatter_class=fmt, help="fit a method on your data or a declared problem",
+                         description="Fit one method on a CSV file of your own (--data) or on a "
+                                     "declared problem (--problem; see fsopt problems).",
+                         epilog=_examples("fsopt run logo --data my_data.csv --label class",
+                                          "fsopt run nmmkl --problem nmmkl_toy --m 2"))
+    msub = run.add_subparsers(dest="method", required=True, metavar="METHOD")
     from ..core.plugins import method_packages
 
     for name in sorted(set(clis) | set(method_packages())):
         mod = clis.get(name)  # None: not loaded (not the method this command runs)
-        mp = msub.add_parser(name, help=(getattr(mod, "__doc__", None) or f"method {name}").splitlines()[0])
-        mp.add_argument("--problem", required=True, help="a name from `fsopt problems`")
+        summary = (getattr(mod, "__doc__", None) or f"method {name}").splitlines()[0].replace("`", "")
+        mp = msub.add_parser(name, formatter_class=fmt, help=summary, description=summary,
+                             epilog=_examples(f"fsopt run {name} --data my_data.csv --label class"))
+        source = mp.add_mutually_exclusive_group(required=True)
+        source.add_argument("--data", default=None, metavar="FILE.csv",
+                            help="your data: a CSV file (.csv or .csv.gz) with a header, numeric "
+                                 "feature columns and a class column; z-scored before the fit")
+        source.add_argument("--problem", default=None, help="a name from fsopt problems")
+        mp.add_argument("--label", default=None, metavar="COLUMN",
+                        help="with --data: the class column (default: the column named label)")
         mp.add_argument("--irrelevant", type=_nonnegative_int, default=None,
-                        help="irrelevant N(0,1) features")
+                        help="add this many irrelevant N(0,1) features (default: the problem's)")
         mp.add_argument("--seed", type=_nonnegative_int, default=None, help="random seed of the data")
-        mp.add_argument("--data-dir", default=None, help="directory holding data set CSV files")
-        mp.add_argument("--solver", default=None, help="backend or profile (see `fsopt solvers`)")
+        mp.add_argument("--data-dir", default=None,
+                        help="directory holding data set CSV files (default: $FSOPT_DATA, ../shared/data)")
+        mp.add_argument("--solver", default=None,
+                        help="backend or profile (see fsopt solvers; default: the method's)")
         mp.add_argument("--plot", default=None, metavar="FILE.png", help="save the method's figure")
-        mp.add_argument("--quiet", action="store_true", help="no progress bar")
+        mp.add_argument("--quiet", action="store_true",
+                        help="no progress bar (none either when stderr is not a terminal)")
         if mod is not None and hasattr(mod, "add_arguments"):
             mod.add_arguments(mp)
     return parser
@@ -213,6 +326,7 @@ def main(argv=None) -> int:
     method = _run_method(argv)
     clis = _method_clis(method) if method is not None else {}
     args = build_parser(clis).parse_args(argv)
+    args.progress = show_progress(args) if hasattr(args, "quiet") else False
     try:
         if args.command == "solvers":
             return _cmd_solvers(args)

@@ -221,7 +221,7 @@ def format_result(res: Result) -> str:
     where = f" over {res.instances} instances (worst: #{res.worst_instance})" if res.instances > 1 else ""
     with_solver = f" [solver {res.solver}]" if res.solver else ""
     line = (f"[{'PASS' if o.passed else 'FAIL'}] {res.check.name}{with_solver}: {res.check.claim} "
-            f"({res.seconds:.1f} s)\n       worst slack {_fmt(o.slack)}{where}"
+            f"({res.seconds:.1f} s)\n       worst slack {format_slack(o.slack)}{where}"
             + (f" on {o.binding}" if o.binding else ""))
     if res.solver:
         line += f"\n       {res.solver}'s solves: {format_counts(solves_of(res, res.solver))}"
@@ -246,7 +246,7 @@ def summary(results, instances=None, solver=None) -> str:
              + (f" over {instances} random instances each" if instances else "")
              + (f" with solver {solver}" if solver else "")
              + (f"; FAILED: {', '.join(failed)}" if failed else ""),
-             "worst slack per check: " + "; ".join(f"{r.check.name} {_fmt(r.outcome.slack)}" for r in results),
+             "worst slack per check: " + "; ".join(f"{r.check.name} {format_slack(r.outcome.slack)}" for r in results),
              "solves per solver: " + "; ".join(f"{name} {format_counts(c)}" for name, c in sorted(per_solver.items()))]
     return "\n".join(lines)
 
@@ -288,6 +288,13 @@ def _listing(items, most=5):
     counts = Counter(items)
     shown = [f"{k} ×{n}" if n > 1 else k for k, n in list(counts.items())[:most]]
     return "; ".join(shown) + (f"; … {len(counts) - most} more" if len(counts) > most else "")
+
+
+def format_slack(slack) -> str:
+    """The worst slack, or what its absence means (a check without a numeric condition)."""
+    if isinstance(slack, float) and math.isnan(slack):
+        return "none (this check's conditions are pass/fail, without a numeric margin)"
+    return _fmt(slack)
 
 
 def _fmt(v):
