@@ -91,6 +91,10 @@ class NativeBackend(Backend):
     def supports(self, subproblem) -> bool:
         raise NotImplementedError
 
+    def refusal(self, subproblem) -> str:
+        """Why ``supports(subproblem)`` is False, e.g. the part of the subproblem it lacks."""
+        return ""
+
     def translate(self, tol=None, max_iter=None, verbose=False, **extra) -> dict:
         return dict(extra, tol=tol, max_iter=max_iter, verbose=bool(verbose))
 
@@ -358,7 +362,7 @@ def resolve_solver(name, subproblem=None, options=None) -> tuple[Backend, dict]:
     if subproblem is not None and not backend.can_solve(subproblem):
         raise ValueError(
             f"solver {name!r} cannot solve {subproblem.describe()} (needs {subproblem.cone} cones "
-            f"or a native method for it); "
+            f"or a native method for it{_refusal(backend, subproblem)}); "
             f"suitable installed solvers: {', '.join(_usable_for(subproblem))}"
         )
     if options is not None and not isinstance(options, dict):
@@ -367,6 +371,11 @@ def resolve_solver(name, subproblem=None, options=None) -> tuple[Backend, dict]:
     what = "" if subproblem is None else f" (for {subproblem.name})"
     backend.check_options(opts, what if key == name.upper() else f" (profile {name!r}){what}")
     return backend, opts
+
+
+def _refusal(backend, subproblem) -> str:
+    reason = backend.refusal(subproblem) if backend.native else ""
+    return f": {reason}" if reason else ""
 
 
 def _usable_for(subproblem) -> list[str]:
