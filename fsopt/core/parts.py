@@ -183,8 +183,8 @@ class NonnegL1Ball(Penalty):
 
     prox: the Euclidean projection onto C (any step).  At the optimum, with ν ≥ 0 the budget's
     multiplier, grad_j + ν = 0 where w_j > 0 and grad_j + ν ≥ 0 where w_j = 0; ν is read from the
-    coordinates with w_j > 0 (ν = max(0, −mean grad_j there)), so zero_slack_j = grad_j + ν needs
-    those coordinates' exact gradient (not separable).
+    coordinates with w_j > 0 (ν = max(0, −Σ w_j grad_j / Σ w_j)), so zero_slack_j = grad_j + ν
+    needs those coordinates' exact gradient (not separable).
     """
 
     separable = False
@@ -205,8 +205,10 @@ class NonnegL1Ball(Penalty):
         return project_simplex(v, self.beta)
 
     def multiplier(self, w, grad):
-        """ν, the budget's multiplier, from the coordinates with w_j > 0."""
-        return max(0.0, -float(np.mean(grad[w > 0]))) if np.any(w > 0) else 0.0
+        """ν, the budget's multiplier: −grad averaged with weights w (so coordinates a solver left
+        barely positive do not count), at least 0."""
+        total = float(np.sum(np.maximum(w, 0.0)))
+        return max(0.0, -float(np.maximum(w, 0.0) @ grad) / total) if total > 0 else 0.0
 
     def zero_slack(self, w, grad):
         return grad + self.multiplier(w, grad)
@@ -230,8 +232,10 @@ class NonnegGroupL1(Penalty):
     ``lam``: one λ for every group, or one per group (λ√|g| is a common choice).
     prox (Yu 2013, prox of a norm plus an orthant): u = max(v, 0), then per group
     x_g = (1 − step·λ_g/‖u_g‖₂)₊ u_g.
-    zero_slack_j: if w_g = 0, λ_g − ‖(−grad_g)₊‖₂ for every j in g (w_g = 0 is optimal iff
-    ‖(−grad_g)₊‖₂ ≤ λ_g); otherwise grad_j (the subgradient λ_g w_j/‖w_g‖ vanishes at w_j = 0).
+    zero_slack_j: the smallest derivative of gradᵀx + g(x) along a unit direction d ≥ 0 that
+    moves j's group (if w_g = 0) or j alone (otherwise): for w_g = 0, λ_g − ‖(−grad_g)₊‖₂ when
+    some grad_k < 0 in g, else λ_g + min_g grad_k (w_g = 0 is optimal iff ‖(−grad_g)₊‖₂ ≤ λ_g);
+    for w_g ≠ 0, grad_j (the subgradient λ_g w_j/‖w_g‖ vanishes at w_j = 0).
     """
 
     separable = False
@@ -266,8 +270,11 @@ class NonnegGroupL1(Penalty):
 
     def zero_slack(self, w, grad):
         descent = self._norms(np.maximum(-grad, 0.0))
+        smallest = np.full(self.lam.size, np.inf)
+        np.minimum.at(smallest, self.labels, grad)
+        group = self.lam + np.where(descent > 0, -descent, smallest)
         zero_group = self._norms(w) == 0
-        return np.where(zero_group[self.labels], (self.lam - descent)[self.labels], grad)
+        return np.where(zero_group[self.labels], group[self.labels], grad)
 
     def restrict(self, columns):
         columns = np.asarray(columns)
