@@ -1,6 +1,8 @@
 """fsopt: convex-optimization modeling framework for feature selection."""
 from .core.driver import FixedPointDriver, FixedPointMethod, Step
 from .core.exceptions import SolverFailed
+from .core.parts import (LogisticMarginLoss, NonnegElasticNet, NonnegGroupL1, NonnegL1, NonnegL1Ball,
+                         Penalty)
 from .lfs import LFS
 from .logo import LOGO, GarroteLogistic
 from .nmmkl import NMMKL
@@ -9,4 +11,5 @@ from .core.subproblem import SolveRecord, Subproblem
 __version__ = "0.1.0"
 
 __all__ = ["LOGO", "NMMKL", "LFS", "GarroteLogistic", "FixedPointDriver", "FixedPointMethod",
-           "Step", "SolverFailed", "SolveRecord", "Subproblem"]
+           "Step", "SolverFailed", "SolveRecord", "Subproblem", "LogisticMarginLoss", "Penalty",
+           "NonnegL1", "NonnegElasticNet", "NonnegL1Ball", "NonnegGroupL1"]

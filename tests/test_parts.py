@@ -2,6 +2,8 @@
 against independent computations, the certificates they give, the native solvers that read them,
 the polish-inheritance rule, and LOGO(subproblem=...)."""
 import copy
+import re
+from pathlib import Path
 
 import cvxpy as cp
 import numpy as np
@@ -277,3 +279,14 @@ def test_user_subproblem_is_validated_in_fit():
         LOGO(subproblem=GarroteLogistic(penalty=NonnegGroupL1(1.0, np.arange(4) // 2)),
              prune_below=None).fit(X, y)
     assert copy.deepcopy(est).get_params()["subproblem"] is not None
+
+
+def test_the_parts_page_runs():
+    """docs/parts.md: a user's own penalty gets a certificate, PROXGRAD and LBFGSB from its parts."""
+    page = Path(__file__).resolve().parents[1] / "docs" / "parts.md"
+    blocks = re.findall(r"```python\n(.*?)```", page.read_text(), re.S)
+    assert blocks
+    namespace = {}
+    for block in blocks:
+        exec(compile(block, str(page), "exec"), namespace)  # noqa: S102 - our own documentation
+    assert namespace["records"]["LBFGSB"].solver == "LBFGSB"
