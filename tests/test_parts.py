@@ -9,7 +9,7 @@ import cvxpy as cp
 import numpy as np
 import pytest
 
-from fsopt import LOGO, GarroteLogistic, SolverFailed, Subproblem
+from fsopt import LOGO, GarroteLogistic, Subproblem
 from fsopt.core.parts import (LogisticMarginLoss, NonnegElasticNet, NonnegGroupL1, NonnegL1,
                               NonnegL1Ball)
 from fsopt.datasets.spiral import make_spiral
@@ -42,6 +42,17 @@ def independent_cvxpy(name, x):
     if name == "ball":
         return 0, [x >= 0, cp.sum(x) <= 1.5]
     return sum(lam * cp.norm(x[g], 2) for lam, g in zip([0.5, 1.0, 0.3, 0.8], GROUPS)), [x >= 0]
+
+
+def test_logistic_margin_loss_against_finite_differences(Z, rng):
+    loss = LogisticMarginLoss(Z)
+    for w in (rng.random(Z.shape[1]), 50 * rng.random(Z.shape[1])):  # large margins stay finite
+        value, grad = loss.value_and_gradient(w)
+        assert value == pytest.approx(float(np.sum(np.log1p(np.exp(-(Z @ w))))), rel=1e-12)
+        assert np.allclose(grad, loss.gradient(w), rtol=1e-13)
+        h = 1e-6
+        fd = [(loss.value(w + h * e) - loss.value(w - h * e)) / (2 * h) for e in np.eye(w.size)]
+        assert np.allclose(fd, grad, rtol=1e-6, atol=1e-7)
 
 
 @pytest.mark.parametrize("name", ["l1", "elastic_net", "ball", "group"])

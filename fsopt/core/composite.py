@@ -79,14 +79,10 @@ def polish_from_parts(smooth, penalty, w0, tol=1e-9):
     return proximal_gradient(smooth, penalty, w0, tol)[0]
 
 
-class ProximalGradient(NativeBackend):
-    """Native backend "PROXGRAD": :func:`proximal_gradient` on any subproblem that declares a
-    smooth loss (value, gradient) and a penalty (value, prox), from its ``warm_start`` if set."""
+class PartsBackend(NativeBackend):
+    """A native backend that takes any subproblem declaring the parts ``needs`` lists
+    ({"smooth": names, "penalty": names}) and otherwise names the missing ones."""
 
-    name = "PROXGRAD"
-    package = "scipy"
-    description = "accelerated proximal gradient on a subproblem's declared smooth + penalty parts"
-    default_tol = 1e-6
     needs = {"smooth": SMOOTH_NEEDS, "penalty": PENALTY_NEEDS}
 
     def supports(self, subproblem):
@@ -94,6 +90,17 @@ class ProximalGradient(NativeBackend):
 
     def refusal(self, subproblem):
         return refusal(self.name, subproblem, self.needs)
+
+
+class ProximalGradient(PartsBackend):
+    """Native backend "PROXGRAD": :func:`proximal_gradient` on any subproblem that declares a
+    smooth loss (value, gradient, n_features) and a penalty (value, prox), from its
+    ``warm_start`` if set."""
+
+    name = "PROXGRAD"
+    package = "scipy"
+    description = "accelerated proximal gradient on a subproblem's declared smooth + penalty parts"
+    default_tol = 1e-6
 
     def solve(self, subproblem, tol=None, max_iter=None, verbose=False, stall=1000):
         J = subproblem.smooth.n_features

@@ -21,9 +21,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.composite import refusal
-from ..core.parts import LogisticMarginLoss, NonnegL1, SMOOTH_NEEDS, missing_parts
-from ..core.solvers import NativeBackend, register_backend
+from ..core.composite import PartsBackend
+from ..core.parts import LogisticMarginLoss, NonnegL1, SMOOTH_NEEDS
+from ..core.solvers import register_backend
 
 PENALTY_NEEDS = ("value", "gradient", "box")
 
@@ -83,7 +83,7 @@ def reparametrized_path(smooth, penalty, v0=None, tol=1e-6, max_iter=100_000, ar
     return v, "iteration_limit", max_iter
 
 
-class GradientPath(NativeBackend):
+class GradientPath(PartsBackend):
     """Native backend "GRADIENT": eq. (10) on f(v²) + g(v²) for a penalty differentiable on w ≥ 0."""
 
     name = "GRADIENT"
@@ -92,11 +92,10 @@ class GradientPath(NativeBackend):
     needs = {"smooth": SMOOTH_NEEDS, "penalty": PENALTY_NEEDS}
 
     def supports(self, subproblem):
-        return not missing_parts(subproblem, **self.needs) \
-            and tuple(subproblem.penalty.box) == (0.0, np.inf)
+        return super().supports(subproblem) and tuple(subproblem.penalty.box) == (0.0, np.inf)
 
     def refusal(self, subproblem):
-        reason = refusal(self.name, subproblem, self.needs)
+        reason = super().refusal(subproblem)
         if reason or self.supports(subproblem):
             return reason
         return f"its penalty's box is {subproblem.penalty.box}; {self.name} needs w >= 0, box (0, inf)"

@@ -16,27 +16,21 @@ from __future__ import annotations
 import numpy as np
 
 from ..core import status as st
-from ..core.composite import BOX_PENALTY_NEEDS, kkt_residual, lbfgsb, refusal
+from ..core.composite import BOX_PENALTY_NEEDS, PartsBackend, kkt_residual, lbfgsb, refusal
 from ..core.parts import SMOOTH_NEEDS, missing_parts
-from ..core.solvers import NativeBackend, register_backend
+from ..core.solvers import register_backend
 
 _WORKING_SET_FROM = 2000  # features; below this the full problem is solved directly
 WORKING_SET_NEEDS = {"smooth": ("restrict",), "penalty": ("restrict", "zero_slack")}
 
 
-class LBFGSB(NativeBackend):
+class LBFGSB(PartsBackend):
     name = "LBFGSB"
     package = "scipy"
     description = ("L-BFGS-B on smooth + a penalty smooth on a box (LOGO's (7), elastic net), over a "
                    "KKT-checked working set, warm-started")
     default_tol = 1e-6
     needs = {"smooth": SMOOTH_NEEDS, "penalty": BOX_PENALTY_NEEDS}
-
-    def supports(self, subproblem):
-        return not missing_parts(subproblem, **self.needs)
-
-    def refusal(self, subproblem):
-        return refusal(self.name, subproblem, self.needs)
 
     def solve(self, subproblem, tol=None, max_iter=None, verbose=False, memory=20, working_set=None):
         tol = 1e-6 if tol is None else tol
