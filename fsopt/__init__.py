@@ -1,15 +1,18 @@
 """fsopt: convex-optimization modeling framework for feature selection."""
+from .core.checks import Margins, Outcome, check, draws
 from .core.driver import FixedPointDriver, FixedPointMethod, Step
 from .core.exceptions import SolverFailed
 from .core.parts import (LogisticMarginLoss, NonnegElasticNet, NonnegGroupL1, NonnegL1, NonnegL1Ball,
                          Penalty)
+from .core.solvers import Backend, NativeBackend, register_backend
+from .core.subproblem import SolveRecord, Subproblem
 from .lfs import LFS
 from .logo import LOGO, GarroteLogistic
 from .nmmkl import NMMKL
-from .core.subproblem import SolveRecord, Subproblem
 
 __version__ = "0.1.0"
 
 __all__ = ["LOGO", "NMMKL", "LFS", "GarroteLogistic", "FixedPointDriver", "FixedPointMethod",
-           "Step", "SolverFailed", "SolveRecord", "Subproblem", "LogisticMarginLoss", "Penalty",
+           "Step", "SolverFailed", "SolveRecord", "Subproblem", "Backend", "NativeBackend",
+           "register_backend", "check", "Margins", "Outcome", "draws", "LogisticMarginLoss", "Penalty",
            "NonnegL1", "NonnegElasticNet", "NonnegL1Ball", "NonnegGroupL1"]

@@ -159,7 +159,7 @@ def test_bad_options_are_rejected_before_any_solve(Z, solver, options, match):
 
 
 def test_highs_advanced_option_is_accepted():
-    assert resolve_solver("HIGHS", options={"presolve": "off"})[1] == {"presolve": "off"}
+    assert resolve_solver("HIGHS", solver_options={"presolve": "off"}).solver_options == {"presolve": "off"}
 
 
 def test_lfs_option_for_the_other_solver_is_a_clear_error():
@@ -191,12 +191,12 @@ def test_profiles_parsed_once_and_reread_when_a_file_changes(tmp_path, monkeypat
     real = registry._read_profiles
     monkeypatch.setattr(registry, "_read_profiles", lambda paths: calls.append(1) or real(paths))
     for _ in range(5):
-        assert resolve_solver("mine")[1] == {"max_iter": 7}
+        assert resolve_solver("mine").solver_options == {"max_iter": 7}
     assert len(calls) == 1
     prof.write_text('backend = "CLARABEL"\n[options]\nmax_iter = 9\n')
     import os
     os.utime(prof, ns=(prof.stat().st_atime_ns, prof.stat().st_mtime_ns + 10**9))
-    assert resolve_solver("mine")[1] == {"max_iter": 9} and len(calls) == 2
+    assert resolve_solver("mine").solver_options == {"max_iter": 9} and len(calls) == 2
 
 
 def test_corrupt_profile_names_the_file(tmp_path, monkeypatch):

@@ -34,7 +34,7 @@ def test_profiles_resolve_to_backend_and_options():
 def test_user_profile_directory(tmp_path, monkeypatch):
     (tmp_path / "mine.toml").write_text('backend = "CLARABEL"\n[options]\nmax_iter = 7\n')
     monkeypatch.setenv("FSOPT_SOLVERS_PATH", str(tmp_path))
-    assert resolve_solver("mine")[1] == {"max_iter": 7}
+    assert resolve_solver("mine").solver_options == {"max_iter": 7}
 
 
 def test_profile_with_unknown_backend_is_reported(tmp_path, monkeypatch):
@@ -59,7 +59,7 @@ class Contraction(FixedPointMethod):
     def update(self, stats, iterate, active):
         return Step(stats + self.b, objective=float(np.sum(stats)))
 
-    def round(self, iterate, active):
+    def round(self, iterate, active, detail):
         return np.flatnonzero(iterate > 0.5)
 
 

@@ -101,13 +101,14 @@ class ProximalGradient(PartsBackend):
     package = "scipy"
     description = "accelerated proximal gradient on a subproblem's declared smooth + penalty parts"
     default_tol = 1e-6
+    tol_meaning = "proximal KKT residual max_j penalty.violation <= tol*max(1, max abs(w)) for status optimal"
 
     def solve(self, subproblem, tol=None, max_iter=None, verbose=False, stall=1000):
         J = subproblem.smooth.n_features
         w0 = getattr(subproblem, "warm_start", None)
         w0 = np.zeros(J) if w0 is None or np.shape(w0) != (J,) else w0
         w, status, iterations = proximal_gradient(
-            subproblem.smooth, subproblem.penalty, w0, 1e-6 if tol is None else tol,
+            subproblem.smooth, subproblem.penalty, w0, self.default_tol if tol is None else tol,
             20000 if max_iter is None else max_iter, stall)
         if verbose:
             print(f"proximal gradient: {status} after {iterations} iterations")

@@ -5,6 +5,11 @@
        └──── until ‖new − old‖₂ / ‖new‖₂ < θ or max_iter; eliminate; round ◄──┘
 
 The driver knows no method: a method is an object implementing :class:`FixedPointMethod`.
+Everything a method computes reaches its estimator through the driver, with no side channel:
+``update`` returns a :class:`Step` (the iterate, and in ``detail`` what its final stage needs),
+and ``round(iterate, active, detail)`` — a pure function of the last iterate and the last
+step's ``detail`` — returns the method's own result type, which :class:`DriverResult` carries as
+``rounding`` (NMMKL: :class:`fsopt.nmmkl.NMMKLResult`; LFS: :class:`fsopt.lfs.LFSResult`).
 Elimination is safe when the method supplies ``kkt_violations``: a feature leaves the statistics
 only while the method can show the subproblem does not need it, and a run converges only once a
 check over all features lets none of the eliminated ones back in.
@@ -15,28 +20,32 @@ import time
 import warnings
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, Generic, TypeVar
 
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 from tqdm.auto import tqdm
 
 _TINY = 1e-300  # the denominator of the relative change when the iterate is 0
+R = TypeVar("R")  # a method's result type (what its ``round`` returns)
 
 
 @dataclass
 class Step:
-    """What one ``update`` returns: the new iterate, its solve records, an objective value, and the
-    eliminated features the update found it needs and brought back (indices)."""
+    """What one ``update`` returns: the new iterate, its solve records, an objective value, the
+    eliminated features the update found it needs and brought back (indices), and ``detail``:
+    whatever else the update computed that the method's final stage reads (typed by the method;
+    the driver passes the last step's ``detail`` to ``round``)."""
 
     iterate: np.ndarray
     records: list = field(default_factory=list)
     objective: float | None = None
     reentered: np.ndarray | None = None
+    detail: Any = None
 
 
-class FixedPointMethod(ABC):
-    """The pieces a method supplies to :class:`FixedPointDriver`."""
+class FixedPointMethod(ABC, Generic[R]):
+    """The pieces a method supplies to :class:`FixedPointDriver`; ``R`` is its result type."""
 
     @abstractmethod
     def initial_iterate(self) -> np.ndarray:
@@ -61,8 +70,11 @@ class FixedPointMethod(ABC):
         the method cannot check (elimination is then final)."""
         return None
 
-    def round(self, iterate: np.ndarray, active: np.ndarray) -> Any:
-        """The rounding stage (NMMKL, LFS); ``None`` for methods without one."""
+    def round(self, iterate: np.ndarray, active: np.ndarray, detail: Any) -> R | None:
+        """The final stage (NMMKL, LFS: the rounding), from the last iterate, the active features
+        and the last step's ``detail``: the method's result, carried as ``DriverResult.rounding``
+        (``None`` for methods without one).  A pure function of its arguments: it must not
+        change them or the method, so calling it twice gives the same result."""
         return None
 
 
@@ -92,12 +104,16 @@ class Iteration:
 
 
 @dataclass
-class DriverResult:
+class DriverResult(Generic[R]):
+    """What :meth:`FixedPointDriver.run` returns: the last iterate and active features, the
+    history, whether the fixed point was reached, and ``rounding``: the method's own result
+    (``FixedPointMethod.round``), with the time it took."""
+
     iterate: np.ndarray
     active: np.ndarray
     history: list
     converged: bool
-    rounding: Any = None
+    rounding: R | None = None
     rounding_time: float = 0.0
 
     @property
@@ -134,10 +150,10 @@ class FixedPointDriver:
         self.progress = progress
         self.desc = desc
 
-    def run(self, method: FixedPointMethod) -> DriverResult:
+    def run(self, method: FixedPointMethod[R]) -> DriverResult[R]:
         iterate = np.array(method.initial_iterate(), dtype=float)
         active = np.ones(iterate.shape[0] if iterate.ndim == 1 else iterate.shape[-1], dtype=bool)
-        history, converged, stopped = [], False, False
+        history, converged, stopped, detail = [], False, False, None
         below = np.zeros(active.shape, dtype=int)  # consecutive iterations under prune_below
         bar = tqdm(total=self.max_iter, desc=self.desc, disable=not self.progress, leave=False)
         try:
@@ -147,7 +163,7 @@ class FixedPointDriver:
                 t1 = time.perf_counter()
                 step = method.update(stats, iterate, active)
                 t2 = time.perf_counter()
-                new = np.array(step.iterate, dtype=float)
+                new, detail = np.array(step.iterate, dtype=float), step.detail
                 change = method.distance(new, iterate)
                 record = Iteration(t, change, step.objective, int(active.sum()), t1 - t0, t2 - t1,
                                    step.records)
@@ -178,7 +194,7 @@ class FixedPointDriver:
                           f"outer iterations (last theta_t = {history[-1].change:.3g}, "
                           f"theta = {self.theta:g})", ConvergenceWarning, stacklevel=3)
         t0 = time.perf_counter()
-        rounding = method.round(iterate, active)
+        rounding = method.round(iterate, active, detail)
         return DriverResult(iterate, active, history, converged, rounding, time.perf_counter() - t0)
 
     @staticmethod

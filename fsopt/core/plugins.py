@@ -9,7 +9,7 @@ A package extends fsopt, with no change to fsopt, by declaring entry points in i
     mymethod = "my_plugin.mymethod"            #   cli.py (fsopt run), bench.py, checks.py
     [project.entry-points."fsopt.checks"]      # a module whose @fsopt.tools.verify.check functions
     my_plugin = "my_plugin.checks"             #   join fsopt verify
-    [project.entry-points."fsopt.tools.problems"]    # a package holding problem *.toml files
+    [project.entry-points."fsopt.problems"]    # a package holding problem *.toml files
     my_plugin = "my_plugin.problems"
 
 A subproblem kind needs no entry point: it is a :class:`fsopt.Subproblem` subclass that a
@@ -23,7 +23,7 @@ import importlib.resources
 import importlib.util
 from pathlib import Path
 
-BACKENDS, METHODS, CHECKS, PROBLEMS = "fsopt.backends", "fsopt.methods", "fsopt.checks", "fsopt.tools.problems"
+BACKENDS, METHODS, CHECKS, PROBLEMS = "fsopt.backends", "fsopt.methods", "fsopt.checks", "fsopt.problems"
 
 
 def entry_points(group: str) -> list:
@@ -66,7 +66,7 @@ def method_module(method: str, part: str):
 
 
 def problem_dirs() -> list[Path]:
-    """The folders of the ``fsopt.tools.problems`` entry points (each a package of *.toml files)."""
+    """The folders of the ``fsopt.problems`` entry points (each a package of *.toml files)."""
     dirs = []
     for ep in entry_points(PROBLEMS):
         module = ep.value.partition(":")[0]

@@ -3,12 +3,19 @@
 A *backend* is a class that declares the cone families it supports (``LP``, ``SOC``, ``EXP``)
 and, for native methods, the subproblems it solves directly.  A *profile* (a TOML file in
 ``solvers/``) is a named backend plus options, e.g. ``clarabel-tight``.  ``resolve_solver``
-turns a user's string (backend or profile name) into ``(backend, options)``, raising a
-ValueError that lists what is installed when the name is unknown or not installed, and checking
-the options before any solve: each backend declares the option names it accepts
-(``accepted_options``); an unknown name, a negative tolerance or iteration limit is a ValueError.
-Profiles, installation probes and the MOSEK licence probe are cached (profiles keyed by file
-modification times), so resolving on every solve costs a dictionary lookup.
+turns a user's string (backend or profile name) and ``solver_options`` into a
+:class:`ResolvedSolver` (name, backend, merged ``solver_options``), raising a ValueError that
+lists what is installed when the name is unknown or not installed, and checking the options
+before any solve: each backend declares the option names it accepts (``accepted_options``); an
+unknown name, a negative tolerance or iteration limit is a ValueError.  An estimator resolves
+each of its solvers once per fit and hands the ResolvedSolver down to every solve
+(``Subproblem.solve`` accepts it in place of a name and looks nothing up again).
+
+Options keep one name, ``solver_options``, from the estimator to the backend: fsopt's common
+``tol``, ``max_iter``, ``verbose`` plus backend-specific names; only ``Backend.translate`` maps
+them to the backend's own arguments.  ``tol`` has one meaning per backend, declared in its
+``tol_meaning`` (the table in docs/solvers.md); ``default_tol`` is the ``tol`` it uses when none
+is given.
 """
 from __future__ import annotations
 
@@ -38,7 +45,8 @@ class Backend:
     package: str = ""  # python module that must import
     description: str = ""
     native = False
-    default_tol: float | None = 1e-8  # the tolerance a refinement tightens when none was given
+    default_tol: float | None = 1e-8  # the tol in effect when none is given (None: exact method)
+    tol_meaning: str = ""  # what ``tol`` controls for this backend, in one sentence
 
     def installed(self) -> bool:
         return _importable(self.package)
@@ -144,6 +152,7 @@ class Clarabel(CvxpyBackend):
     description = "interior point (Rust), LP/SOC/EXP/PSD"
     tol_options = ("tol_gap_abs", "tol_gap_rel", "tol_feas")
     max_iter_options = ("max_iter",)
+    tol_meaning = "absolute and relative duality gap and feasibility (tol_gap_abs, tol_gap_rel, tol_feas)"
 
     def accepted_options(self):
         """cvxpy sets every option as an attribute of ``clarabel.DefaultSettings``."""
@@ -159,6 +168,7 @@ class ECOS(CvxpyBackend):
     cones = frozenset({LP, SOC, EXP})
     description = "interior point (C), LP/SOC/EXP"
     tol_options = ("abstol", "reltol", "feastol")
+    tol_meaning = "absolute and relative duality gap and feasibility (abstol, reltol, feastol)"
     max_iter_options = ("max_iters",)
     solver_options = frozenset({"feastol_inacc", "abstol_inacc", "reltol_inacc", "nitref"})
 
@@ -168,6 +178,7 @@ class SCS(CvxpyBackend):
     cones = frozenset({LP, SOC, EXP})
     description = "first-order splitting (ADMM), LP/SOC/EXP/PSD; low accuracy by default"
     tol_options = ("eps_abs", "eps_rel")
+    tol_meaning = "absolute and relative residuals of the ADMM stopping rule (eps_abs, eps_rel)"
     max_iter_options = ("max_iters",)
     solver_options = frozenset({
         "eps", "eps_infeas", "normalize", "scale", "adaptive_scale", "rho_x", "alpha",
@@ -184,6 +195,8 @@ class HiGHS(CvxpyBackend):
                    "ipm_optimality_tolerance")
     max_iter_options = ("simplex_iteration_limit", "ipm_iteration_limit")
     default_tol = 1e-7
+    tol_meaning = ("primal and dual feasibility, and the interior-point optimality gap "
+                   "(primal_feasibility_tolerance, dual_feasibility_tolerance, ipm_optimality_tolerance)")
 
     def accepted_options(self):
         return super().accepted_options() | highs_option_names() | {"highs_options", "write_model_file"}
@@ -209,6 +222,8 @@ class MOSEK(CvxpyBackend):
                    "MSK_DPAR_INTPNT_CO_TOL_DFEAS")
     max_iter_options = ("MSK_IPAR_INTPNT_MAX_ITERATIONS",)
     solver_options = frozenset({"mosek_params", "save_file", "bfs", "accept_unknown", "eps"})
+    tol_meaning = ("relative duality gap and primal and dual feasibility of the conic interior point "
+                   "(MSK_DPAR_INTPNT_CO_TOL_REL_GAP, _PFEAS, _DFEAS)")
 
     def accepted_options(self):  # the tolerance keys go inside mosek_params
         return self.cvxpy_options | self.solver_options
@@ -333,11 +348,46 @@ def _read_profiles(paths) -> dict[str, Profile]:
     return found
 
 
-def resolve_solver(name, subproblem=None, options=None) -> tuple[Backend, dict]:
-    """(backend, merged options) for a backend or profile name; clear errors otherwise.
+@dataclass(frozen=True)
+class ResolvedSolver:
+    """A solver name resolved once: the name as given (backend or profile), its backend and the
+    merged ``solver_options`` (the profile's, then the caller's), already checked.
 
-    ``options`` (the user's) override the profile's; all are checked against the backend's
-    accepted names and ranges here, before any solve."""
+    Pass it to :meth:`fsopt.core.subproblem.Subproblem.solve` (as ``solver`` or in ``fallback``)
+    in place of the name: nothing is looked up again.  Unpacks as ``backend, solver_options``.
+    """
+
+    name: str
+    backend: Backend
+    solver_options: dict = field(default_factory=dict)
+
+    def __iter__(self):
+        return iter((self.backend, self.solver_options))
+
+    def for_subproblem(self, subproblem=None, solver_options=None) -> ResolvedSolver:
+        """This solver checked against ``subproblem`` (ValueError if the backend cannot solve
+        it), with ``solver_options`` added (checked; they override the resolved ones)."""
+        _check_capable(self.name, self.backend, subproblem)
+        if not solver_options:
+            return self
+        _check_is_dict(solver_options)
+        merged = dict(self.solver_options, **solver_options)
+        self.backend.check_options(merged, _context(self.name, self.backend, subproblem))
+        return ResolvedSolver(self.name, self.backend, merged)
+
+    def backend_arguments(self) -> dict:
+        """The ``solver_options`` in the backend's own names (:meth:`Backend.translate`)."""
+        opts = dict(self.solver_options)
+        common = {k: opts.pop(k, None) for k in ("tol", "max_iter", "verbose")}
+        return self.backend.translate(**common, **opts)
+
+
+def resolve_solver(name, subproblem=None, solver_options=None) -> ResolvedSolver:
+    """The :class:`ResolvedSolver` of a backend or profile name; clear errors otherwise.
+
+    ``solver_options`` (the caller's) override the profile's; all are checked against the
+    backend's accepted names and ranges here, before any solve, and ``subproblem`` (if given)
+    against the backend's capabilities."""
     if not isinstance(name, str):
         raise TypeError(f"solver must be a string naming a backend or profile; got {type(name).__name__}")
     _load_plugins()
@@ -359,18 +409,40 @@ def resolve_solver(name, subproblem=None, options=None) -> tuple[Backend, dict]:
         raise ValueError(
             f"solver {name!r} is not available: {reason}; installed: {', '.join(_usable_for(subproblem))}"
         )
+    _check_capable(name, backend, subproblem)
+    _check_is_dict(solver_options)
+    opts.update(solver_options or {})
+    backend.check_options(opts, _context(name, backend, subproblem))
+    return ResolvedSolver(name, backend, opts)
+
+
+def _check_capable(name, backend, subproblem):
     if subproblem is not None and not backend.can_solve(subproblem):
         raise ValueError(
             f"solver {name!r} cannot solve {subproblem.describe()} (needs {subproblem.cone} cones "
             f"or a native method for it{_refusal(backend, subproblem)}); "
             f"suitable installed solvers: {', '.join(_usable_for(subproblem))}"
         )
-    if options is not None and not isinstance(options, dict):
-        raise TypeError(f"solver options must be a dict; got {type(options).__name__}")
-    opts.update(options or {})
+
+
+def _check_is_dict(solver_options):
+    if solver_options is not None and not isinstance(solver_options, dict):
+        raise TypeError(f"solver_options must be a dict; got {type(solver_options).__name__}")
+
+
+def _context(name, backend, subproblem) -> str:
+    """Where options come from, for their error messages: the profile and the subproblem."""
     what = "" if subproblem is None else f" (for {subproblem.name})"
-    backend.check_options(opts, what if key == name.upper() else f" (profile {name!r}){what}")
-    return backend, opts
+    return what if name.upper() == backend.name.upper() else f" (profile {name!r}){what}"
+
+
+def as_resolved(solver, subproblem=None, solver_options=None) -> ResolvedSolver:
+    """``solver`` as a :class:`ResolvedSolver`: a name is resolved (:func:`resolve_solver`); a
+    ResolvedSolver is only checked against ``subproblem`` and given ``solver_options`` — no
+    lookup, so an estimator that resolved its solvers once passes them down at no cost."""
+    if isinstance(solver, ResolvedSolver):
+        return solver.for_subproblem(subproblem, solver_options)
+    return resolve_solver(solver, subproblem, solver_options)
 
 
 def _refusal(backend, subproblem) -> str:

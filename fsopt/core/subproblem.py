@@ -38,7 +38,7 @@ from . import status as st
 from .composite import polish_from_parts
 from .exceptions import SolverFailed
 from .parts import composite_certificate, missing_parts
-from .solvers import resolve_solver
+from .solvers import ResolvedSolver, as_resolved
 
 OPTIMAL = st.OPTIMAL
 OPTIMAL_INACCURATE = st.OPTIMAL_INACCURATE
@@ -212,10 +212,14 @@ class Subproblem(ABC):
                     f"polish would answer for another problem: declare the parts of this objective")
 
     # --- solving ---------------------------------------------------------------------------
-    def solve(self, solver="CLARABEL", *, fallback=(), tol=None, max_iter=None, verbose=False,
-              refine=None, **options) -> SolveRecord:
+    def solve(self, solver: str | ResolvedSolver = "CLARABEL", *, fallback=(), tol=None,
+              max_iter=None, verbose=False, refine=None, **solver_options) -> SolveRecord:
         """Solve with ``solver``, then each of ``fallback``, until a solve is certified.
 
+        ``solver`` and the entries of ``fallback`` are names (backend or profile, resolved here
+        with ``solver_options``) or :class:`~fsopt.core.solvers.ResolvedSolver` objects (resolved
+        once by the caller: not looked up again).  ``tol``, ``max_iter``, ``verbose`` and
+        ``solver_options`` override the resolved options.
         Returns the first record whose NumPy certificate holds (status optimal, or
         optimal_inaccurate when certified).  A rejected solution is refined first (``polish``,
         then a re-solve at REFINE_FACTOR × the tolerance) unless ``refine`` is False (None:
@@ -223,44 +227,42 @@ class Subproblem(ABC):
         :class:`SolverFailed` naming the last solver, its status and residual, with every
         attempt, when nothing is certified.  Names and options are checked before any solve.
         """
-        names = [solver, *fallback]
         given = {k: v for k, v in (("tol", tol), ("max_iter", max_iter), ("verbose", verbose or None))
                  if v is not None}  # explicit arguments override a profile's options
-        resolved = [resolve_solver(n, self, dict(options, **given)) for n in names]
+        chain = [as_resolved(s, self, dict(solver_options, **given)) for s in (solver, *fallback)]
         attempts = []
-        for name, (backend, opts) in zip(names, resolved):
-            record = self._attempt(name, backend, opts, attempts)
+        for resolved in chain:
+            record = self._attempt(resolved, attempts)
             if (self.refine_by_default if refine is None else refine) \
                     and record.status == st.REJECTED_CERTIFICATE:
-                record = self._refine(name, backend, opts, record, attempts)
+                record = self._refine(resolved, record, attempts)
             if record.certified:
                 return record
         last = attempts[-1]
         raise SolverFailed(self.describe(), last.solver, last.status, attempts=attempts,
                            residual=last.residual, detail=last.message)
 
-    def _refine(self, name, backend, opts, rejected, attempts) -> SolveRecord:
+    def _refine(self, solver: ResolvedSolver, rejected, attempts) -> SolveRecord:
         """Polish ``rejected``; if still rejected, re-solve at REFINE_FACTOR × the tolerance used
         (the backend's ``default_tol`` if none was given; exact methods have none) and polish
         that.  Returns the last record made (certified or not)."""
         record = self._polish(rejected, attempts) or rejected
-        used = opts.get("tol") if opts.get("tol") is not None else backend.default_tol
+        used = solver.solver_options.get("tol")
+        used = solver.backend.default_tol if used is None else used
         if record.certified or used is None:
             return record
-        record = self._attempt(name, backend, dict(opts, tol=max(REFINE_FLOOR, REFINE_FACTOR * used)),
-                               attempts, stage="refine")
+        tighter = solver.for_subproblem(solver_options={"tol": max(REFINE_FLOOR, REFINE_FACTOR * used)})
+        record = self._attempt(tighter, attempts, stage="refine")
         if record.status == st.REJECTED_CERTIFICATE:
             record = self._polish(record, attempts) or record
         return record
 
-    def _attempt(self, name, backend, opts, attempts, stage="solve") -> SolveRecord:
-        """One solve with ``backend``, certified; appended to ``attempts`` unless certified."""
-        opts = dict(opts)
-        common = {k: opts.pop(k, None) for k in ("tol", "max_iter", "verbose")}
-        native_opts = backend.translate(**common, **opts)
-        record = self._solve_native(backend, native_opts) if backend.native else \
-            self._solve_cvxpy(backend, native_opts)
-        record.solver, record.stage = name, stage
+    def _attempt(self, solver: ResolvedSolver, attempts, stage="solve") -> SolveRecord:
+        """One solve with ``solver``, certified; appended to ``attempts`` unless certified."""
+        backend, arguments = solver.backend, solver.backend_arguments()
+        record = self._solve_native(backend, arguments) if backend.native else \
+            self._solve_cvxpy(backend, arguments)
+        record.solver, record.stage = solver.name, stage
         record.attempts = list(attempts)
         if record.status in st.SUCCESS:
             self._certify(record)

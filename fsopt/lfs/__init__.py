@@ -2,7 +2,7 @@
 from . import backends  # noqa: F401  (registers the HIGHSPY and TOPK backends)
 from .estimator import LFS
 from .lp import EpsilonConstraint, EpsilonMax, epsilon_max_closed_form
-from .method import LFSConfig, LFSFixedPoint
+from .method import LFSConfig, LFSFixedPoint, LFSResult, PointResult, resolve_solvers
 
-__all__ = ["LFS", "EpsilonConstraint", "EpsilonMax", "LFSConfig", "LFSFixedPoint",
-           "epsilon_max_closed_form"]
+__all__ = ["LFS", "EpsilonConstraint", "EpsilonMax", "LFSConfig", "LFSFixedPoint", "LFSResult",
+           "PointResult", "epsilon_max_closed_form", "resolve_solvers"]

@@ -20,6 +20,7 @@ class HighsDirect(NativeBackend):
     name, package = "HIGHSPY", "highspy"
     description = "LFS LPs (8)-(9) through highspy directly; the beta sweep warm-starts dual simplex"
     default_tol = 1e-7
+    tol_meaning = "primal and dual feasibility of dual simplex (primal/dual_feasibility_tolerance)"
 
     def supports(self, subproblem):
         return subproblem.name in _LFS_LPS
@@ -86,6 +87,7 @@ class TopK(NativeBackend):
     name, package = "TOPK", ""
     description = "closed form of LFS LP (8): 1 on the alpha largest b (b >= 0)"
     default_tol = None  # exact: nothing to refine
+    tol_meaning = "none: the closed form is exact (tol is accepted and ignored)"
 
     def supports(self, subproblem):
         return subproblem.name == "lfs_epsilon_max"

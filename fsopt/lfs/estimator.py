@@ -10,10 +10,8 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from ..core.driver import FixedPointDriver
-from ..core.solvers import resolve_solver
 from ..core.validation import densify, validate_fit, validate_predict
-from .lp import EpsilonConstraint, EpsilonMax
-from .method import LFSConfig, LFSFixedPoint
+from .method import LFSConfig, LFSFixedPoint, resolve_solvers
 from .regions import class_similarity, predict_labels
 
 DENSE_LIMIT_BYTES = 2**30  # largest dense copy of a sparse X (8·N·M bytes) LFS makes: 1 GiB
@@ -110,34 +108,27 @@ class LFS(ClassifierMixin, BaseEstimator):
         if self.alpha > M:
             raise ValueError(f"alpha={self.alpha} exceeds the number of features: X has {M} "
                              f"feature(s); need 1 <= alpha <= M")
-        eps_solver = self.eps_solver or self.solver
-        resolve_solver(self.solver, EpsilonConstraint(M, self.alpha))
-        resolve_solver(eps_solver, EpsilonMax(M, self.alpha))
-        if self.check_solver:
-            resolve_solver(self.check_solver, EpsilonConstraint(M, self.alpha))
+        solvers = resolve_solvers(self.solver, self.eps_solver or self.solver, self.check_solver,
+                                  self.solver_options, M, self.alpha)  # once per fit
         self.classes_, y_enc = np.unique(y, return_inverse=True)
         cfg = LFSConfig(self.alpha, float(self.gamma), float(self.sigma), self.n_beta,
-                        self.n_rounding, self.rounding, self.solver, eps_solver, self.check_solver,
-                        dict(self.solver_options or {}))
+                        self.n_rounding, self.rounding, *solvers)
         method = LFSFixedPoint(X, y_enc, cfg, _seed_sequence(self.random_state), self.n_jobs,
                                self.progress, self.backend)
         driver = FixedPointDriver(theta=0.0, max_iter=self.tau, progress=self.progress, desc="LFS")
         result = driver.run(method)
-        self.fstar_, self.radius_ = result.rounding
-        points = method.results
-        self.f_relaxed_ = np.vstack([r.relaxed for r in points])
-        self.beta_ = np.array([r.beta for r in points])
-        self.eps_max_ = np.array([r.eps_max for r in points])
-        self.local_score_ = np.array([r.score for r in points])
-        self.n_rounding_fallbacks_ = int(sum(r.fallback for r in points))
+        fit = result.rounding  # an LFSResult
+        self.fstar_, self.radius_ = fit.fstar, fit.radius
+        self.f_relaxed_, self.beta_, self.eps_max_, self.local_score_ = (
+            fit.per_point(a) for a in ("relaxed", "beta", "eps_max", "score"))
+        self.n_rounding_fallbacks_ = int(fit.per_point("fallback").sum())
         self.history_ = result.history
         self.n_iter_ = result.n_iter
         records = [rec for h in result.history for rec in h.records]
         self.lp_check_ = {"n_lps": len(records),
                           "max_residual": max(rec.residual for rec in records),
                           "all_certified": all(rec.certified for rec in records),
-                          "max_objective_gap": float(np.nanmax([r.check_gap for r in points]))
-                          if self.check_solver else None}
+                          "max_objective_gap": fit.max_check_gap if self.check_solver else None}
         self.X_fit_, self.y_enc_ = X, y_enc
         return self
 

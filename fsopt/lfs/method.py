@@ -5,7 +5,9 @@ statistics  weights (10) from the previous sets, then a⁽ⁱ⁾, b⁽ⁱ⁾ (5)
 update      for every representative point, in parallel: ε_max by (8), (9) over the β grid,
             randomized rounding of each relaxed solution, and the β whose binary candidate has
             the best local leave-one-out performance (§3.2) — lines 4–12 of Alg. 1
-round       the driver's final stage: the hypersphere radius of each final set (impurity γ)
+round       the driver's final stage, a pure function of the final sets and the last pass's
+            per-point results (``Step.detail``): an :class:`LFSResult` with the hypersphere
+            radius of each final set (impurity γ), all in X's own features and units
 The driver runs τ passes (theta = 0).  Rounding happens inside every pass because the next
 pass's weights need binary sets; see ``rounding.py``.
 X is divided by its typical spread (:mod:`fsopt.core.scaling`; σ is in those units, radii are mapped
@@ -16,7 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass, replace
 
 import numpy as np
 from joblib import Parallel, delayed, effective_n_jobs, parallel_config
@@ -24,7 +26,7 @@ from tqdm.auto import tqdm
 
 from ..core.driver import FixedPointMethod, Step
 from ..core.scaling import check_finite, constant_features, rescale
-from ..core.solvers import resolve_solver
+from ..core.solvers import ResolvedSolver, resolve_solver
 from .lp import EpsilonConstraint, EpsilonMax
 from .regions import local_performance, sphere_radius
 from .rounding import round_solution
@@ -38,7 +40,8 @@ def beta_grid(n_beta):
 
 @dataclass(frozen=True)
 class LFSConfig:
-    """Everything a worker needs besides the data."""
+    """Everything a worker needs besides the data; the solvers resolved once per fit
+    (:func:`resolve_solvers`), each carrying its ``solver_options``."""
 
     alpha: int
     gamma: float
@@ -46,10 +49,9 @@ class LFSConfig:
     n_beta: int
     n_rounding: int
     rounding: str
-    solver: str
-    eps_solver: str
-    check_solver: str | None
-    solve_options: dict = field(default_factory=dict)
+    solver: ResolvedSolver
+    eps_solver: ResolvedSolver
+    check_solver: ResolvedSolver | None = None
 
     @property
     def betas(self):
@@ -103,15 +105,15 @@ def solve_point(i, a, b, X, y_enc, class_counts, cfg: LFSConfig, rng) -> PointRe
                  "X is too large for the squared distances; rescale X")
     em, ec = _subproblems(X.shape[1], cfg.alpha)
     em.set_data(b=b)
-    rec8 = em.solve(cfg.eps_solver, **cfg.solve_options)
+    rec8 = em.solve(cfg.eps_solver)
     eps_max = rec8.objective
     ec.set_data(a, b)
     records, candidates, gaps = [_strip(rec8)], [], []
     for beta in cfg.betas:
         ec.set_epsilon(beta * eps_max)
-        rec = ec.solve(cfg.solver, **cfg.solve_options)
+        rec = ec.solve(cfg.solver)
         if cfg.check_solver:
-            other = ec.solve(cfg.check_solver, **cfg.solve_options)
+            other = ec.solve(cfg.check_solver)
             gaps.append(abs(rec.objective - other.objective) / max(1.0, abs(rec.objective)))
         f = rec.solution["f"]
         binary, _ = round_solution(f, a, b, ec.eps, cfg.alpha, cfg.n_rounding, rng, cfg.rounding)
@@ -138,18 +140,21 @@ def solve_point(i, a, b, X, y_enc, class_counts, cfg: LFSConfig, rng) -> PointRe
                        max(gaps) if gaps else np.nan, fallback)
 
 
-def check_solvers(cfg: LFSConfig, n_features):
-    """Every solver of ``cfg`` with ``cfg.solve_options``, before any work: solver_options go to
-    solver, eps_solver and check_solver alike, so each must accept them."""
-    roles = [("solver", cfg.solver, EpsilonConstraint), ("eps_solver", cfg.eps_solver, EpsilonMax),
-             ("check_solver", cfg.check_solver, EpsilonConstraint)]
+def resolve_solvers(solver, eps_solver, check_solver, solver_options, n_features, alpha):
+    """``(solver, eps_solver, check_solver)`` resolved once, before any work, for (9), (8) and
+    (9) again (``check_solver`` may be None): ``solver_options`` go to all three alike, so each
+    must accept them."""
+    roles = [("solver", solver, EpsilonConstraint), ("eps_solver", eps_solver, EpsilonMax),
+             ("check_solver", check_solver, EpsilonConstraint)]
+    resolved = []
     for role, name, kind in roles:
-        if name:
-            try:
-                resolve_solver(name, kind(n_features, cfg.alpha), cfg.solve_options)
-            except ValueError as exc:
-                raise ValueError(f"LFS {role}={name!r}: {exc} (solver_options are passed to solver, "
-                                 f"eps_solver and check_solver alike)") from None
+        try:
+            resolved.append(None if name is None else resolve_solver(name, kind(n_features, alpha),
+                                                                     solver_options))
+        except ValueError as exc:
+            raise ValueError(f"LFS {role}={name!r}: {exc} (solver_options are passed to solver, "
+                             f"eps_solver and check_solver alike)") from None
+    return tuple(resolved)
 
 
 def _solve_chunk(indices, A, B, X, y_enc, class_counts, cfg, seeds):
@@ -157,12 +162,33 @@ def _solve_chunk(indices, A, B, X, y_enc, class_counts, cfg, seeds):
             for i, a, b, s in zip(indices, A, B, seeds)]
 
 
-class LFSFixedPoint(FixedPointMethod):
+@dataclass(frozen=True)
+class LFSResult:
+    """LFS's result through the driver (``DriverResult.rounding``), in X's own features and
+    units: the final sets f*⁽ⁱ⁾ (N × M, bool), the hypersphere radius of each, and the last
+    pass's per-point results (``selected`` and ``relaxed`` indexed by X's features)."""
+
+    fstar: np.ndarray
+    radius: np.ndarray
+    points: tuple
+
+    def per_point(self, attribute) -> np.ndarray:
+        """``attribute`` of every point's :class:`PointResult`, stacked: ``relaxed`` (N × M, the
+        LP solution of (9) at the chosen β), ``beta``, ``eps_max``, ``score``, ``fallback``, ..."""
+        return np.array([getattr(r, attribute) for r in self.points])
+
+    @property
+    def max_check_gap(self) -> float:
+        """Largest relative objective gap to ``check_solver`` (NaN without one)."""
+        gaps = self.per_point("check_gap")
+        return float(np.nanmax(gaps)) if np.any(np.isfinite(gaps)) else np.nan
+
+
+class LFSFixedPoint(FixedPointMethod[LFSResult]):
     """The pieces of Alg. 1 for :class:`fsopt.core.driver.FixedPointDriver`."""
 
     def __init__(self, X, y_enc, cfg: LFSConfig, seed: np.random.SeedSequence, n_jobs=None,
                  progress=False, backend=None):
-        check_solvers(cfg, X.shape[1])
         X, self.scale = rescale(X)
         self.n_total = X.shape[1]
         self.keep = np.flatnonzero(~constant_features(X))  # the features the LPs see
@@ -170,7 +196,6 @@ class LFSFixedPoint(FixedPointMethod):
         self.class_counts = np.bincount(y_enc)
         self.seed, self.n_jobs, self.progress, self.backend = seed, n_jobs, progress, backend
         self.passes = 0
-        self.results: list[PointResult] = []
 
     def initial_iterate(self):
         return np.zeros(self.X.shape)
@@ -180,6 +205,8 @@ class LFSFixedPoint(FixedPointMethod):
         return local_costs(self.X, self.y_enc, W)
 
     def update(self, stats, iterate, active):
+        """One pass over the representative points; the step's detail is their
+        :class:`PointResult` tuple (indices among the non-constant features)."""
         A, B = stats
         N = self.X.shape[0]
         self.passes += 1
@@ -197,20 +224,21 @@ class LFSFixedPoint(FixedPointMethod):
                 results.extend(chunk)
                 bar.update(len(chunk))
             bar.close()
-        self.results = sorted(results, key=lambda r: r.index)
+        points = tuple(sorted(results, key=lambda r: r.index))
         new = np.zeros_like(iterate)
-        for r in self.results:
+        for r in points:
             new[r.index, r.selected] = 1.0
-        records = [rec for r in self.results for rec in r.records]
-        return Step(new, records, float(np.mean([r.score for r in self.results])))
+        records = [rec for r in points for rec in r.records]
+        return Step(new, records, float(np.mean([r.score for r in points])), detail=points)
 
     def distance(self, new, old):
         """Number of (point, feature) memberships that changed."""
         return float(np.abs(new - old).sum())
 
-    def round(self, iterate, active):
-        """Final stage: the boolean sets and their hypersphere radii (γ), in X's own features
-        and units (constant features never selected; ``results`` mapped the same way)."""
+    def round(self, iterate, active, detail) -> LFSResult:
+        """Final stage: the boolean sets and their hypersphere radii (γ), and the last pass's
+        points (``detail``), in X's own features and units (constant features never selected).
+        Pure: ``detail`` is mapped into new PointResults, never rewritten."""
         sets = iterate > 0.5
         radius = np.empty(sets.shape[0])
         same_size = self.class_counts[self.y_enc]
@@ -221,8 +249,9 @@ class LFSFixedPoint(FixedPointMethod):
                                       same_size[i], self.y_enc.size - same_size[i])
         full = np.zeros((sets.shape[0], self.n_total), dtype=bool)
         full[:, self.keep] = sets
-        for r in self.results:
-            relaxed = np.zeros(self.n_total)
-            relaxed[self.keep] = r.relaxed
-            r.relaxed, r.selected = relaxed, self.keep[r.selected]
-        return full, radius * self.scale
+        return LFSResult(full, radius * self.scale, tuple(self._in_x_features(r) for r in detail))
+
+    def _in_x_features(self, point: PointResult) -> PointResult:
+        relaxed = np.zeros(self.n_total)
+        relaxed[self.keep] = point.relaxed
+        return replace(point, relaxed=relaxed, selected=self.keep[point.selected])

@@ -131,17 +131,17 @@ class LOGO(SelectorMixin, BaseEstimator):
             raise ValueError(f"prune_below: elimination checks one feature at a time, which the "
                              f"non-separable penalty of {subproblem.describe()} does not allow; "
                              f"set prune_below=None")
-        checked = () if self.check_against is None else (self.check_against,)
-        for name in (self.solver, *self.fallback, *checked):
-            resolve_solver(name, subproblem, self.solver_options)  # names and options, before work
+        solver, *fallback = [resolve_solver(name, subproblem, self.solver_options)  # once per fit,
+                             for name in (self.solver, *self.fallback)]  # before any work
+        check_against = None if self.check_against is None else \
+            resolve_solver(self.check_against, subproblem, self.solver_options)
         x_scale = unit_scale(X)  # σ in units of X's typical spread (fsopt.core.scaling) ...
         stat_scale = x_scale  # ... applied inside the statistics: X is not copied, unless
         if not 1e-100 < x_scale < 1e100 and not is_blockwise(X):  # sums of |x_n − x_i| could overflow
             X, stat_scale = rescale(X)[0], 1.0
         w0 = self._check_w0(X.shape[1])
-        method = LogoFixedPoint(X, y, self.sigma, subproblem, self.solver, self.fallback,
-                                self.solver_options, w0, check_against=self.check_against,
-                                x_scale=stat_scale)
+        method = LogoFixedPoint(X, y, self.sigma, subproblem, solver, fallback, w0=w0,
+                                check_against=check_against, x_scale=stat_scale)
         driver = FixedPointDriver(theta=self.theta, max_iter=self.max_iter,
                                   prune_below=self.prune_below,
                                   prune_patience=self.prune_patience, callback=self.callback,

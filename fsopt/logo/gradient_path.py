@@ -90,6 +90,8 @@ class GradientPath(PartsBackend):
     description = ("LOGO closed-form gradient path, eqs (9)-(10); reference for garrote_logistic (7) "
                    "and any penalty differentiable on w >= 0")
     needs = {"smooth": SMOOTH_NEEDS, "penalty": PENALTY_NEEDS}
+    default_tol = 1e-6
+    tol_meaning = "stopping rule: KKT residual max_j abs(min(w_j, d_j)) <= tol*max(1, max w) of w = v^2 for f(v^2) + g(v^2)"
 
     def supports(self, subproblem):
         return super().supports(subproblem) and tuple(subproblem.penalty.box) == (0.0, np.inf)
@@ -102,7 +104,7 @@ class GradientPath(PartsBackend):
 
     def solve(self, subproblem, tol=None, max_iter=None, verbose=False, v0=None):
         v, status, iterations = reparametrized_path(
-            subproblem.smooth, subproblem.penalty, v0=v0, tol=1e-6 if tol is None else tol,
+            subproblem.smooth, subproblem.penalty, v0=v0, tol=self.default_tol if tol is None else tol,
             max_iter=100_000 if max_iter is None else max_iter)
         if verbose:
             print(f"gradient path: {status} after {iterations} iterations")

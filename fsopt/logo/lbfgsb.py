@@ -31,9 +31,12 @@ class LBFGSB(PartsBackend):
                    "KKT-checked working set, warm-started")
     default_tol = 1e-6
     needs = {"smooth": SMOOTH_NEEDS, "penalty": BOX_PENALTY_NEEDS}
+    tol_meaning = ("proximal KKT residual max_j penalty.violation (for (7): abs(min(w_j, d_j))) <= "
+                   "tol*max(1, max w) for status optimal, zero_slack < -tol*max(1, max w) for the working "
+                   "set; also L-BFGS-B's gtol (largest projected-gradient entry)")
 
     def solve(self, subproblem, tol=None, max_iter=None, verbose=False, memory=20, working_set=None):
-        tol = 1e-6 if tol is None else tol
+        tol = self.default_tol if tol is None else tol
         max_iter = 15000 if max_iter is None else max_iter
         smooth, penalty = subproblem.smooth, subproblem.penalty
         J = smooth.n_features

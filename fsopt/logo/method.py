@@ -29,6 +29,7 @@ from scipy.special import expit
 from ..core.blocks import column_ranges, take_columns
 from ..core.driver import FixedPointMethod, Step
 from ..core.exceptions import SolverFailed
+from ..core.solvers import as_resolved
 from .margins import margin_coefficients, signed_abs_sum
 
 _CHUNK_ELEMENTS = 2**24  # N × columns per streamed block of z̄ (128 MiB of float64)
@@ -39,6 +40,8 @@ _MIN_KEPT = 256  # set needs more: each streamed check keeps max(room, working s
 class LogoFixedPoint(FixedPointMethod):
     """statistics(w) = A and z̄ of the held features; update = solve the garrote subproblem.
 
+    ``solver``, each of ``fallback`` and ``check_against`` are names (resolved here, once, with
+    ``solver_options``) or :class:`~fsopt.core.solvers.ResolvedSolver` objects.
     ``check_against``: a second solver every subproblem is also solved with; its relative
     objective gap and weight difference go into the record's certificate, and a gap beyond
     ``check_tol`` (objective, weights relative to max(1, max w)) raises :class:`SolverFailed`.
@@ -47,14 +50,16 @@ class LogoFixedPoint(FixedPointMethod):
     linear in X: the kernel width becomes σ·x_scale and z̄ is divided by x_scale).
     """
 
-    def __init__(self, X, y, sigma, subproblem, solver, fallback=(), solve_options=None, w0=None,
+    def __init__(self, X, y, sigma, subproblem, solver, fallback=(), solver_options=None, w0=None,
                  check_against=None, check_tol=(1e-6, 1e-3), x_scale=1.0):
         self.X, self.y, self.sigma, self.x_scale = X, y, sigma, x_scale
         self.subproblem = subproblem
-        self.solver, self.fallback = solver, tuple(fallback)
-        self.solve_options = dict(solve_options or {})
+        self.solver, *self.fallback = [as_resolved(name, subproblem, solver_options)
+                                       for name in (solver, *fallback)]
         self.w0 = w0
-        self.check_against, self.check_tol = check_against, check_tol
+        self.check_against = None if check_against is None else \
+            as_resolved(check_against, subproblem, solver_options)
+        self.check_tol = check_tol
         J = X.shape[1]
         self._A = self._s = None  # the last subproblem's coefficients A and sigmoids s
         self._row_drift = np.zeros(X.shape[0])  # Σ_t ‖A_n⁽ᵗ⁾ − A_n⁽ᵗ⁻¹⁾‖₁ since the start
@@ -96,7 +101,7 @@ class LogoFixedPoint(FixedPointMethod):
         while True:
             self.subproblem.set_margins(Z)
             self.subproblem.warm_start = warm
-            record = self.subproblem.solve(self.solver, fallback=self.fallback, **self.solve_options)
+            record = self.subproblem.solve(self.solver, fallback=self.fallback)
             records.append(record)
             w = record.solution["w"]
             self._new_epoch(A, expit(-(self.subproblem.Z @ w)))
@@ -181,15 +186,14 @@ class LogoFixedPoint(FixedPointMethod):
 
     def _cross_check(self, record):
         """Solve the same subproblem with ``check_against``; record and enforce the agreement."""
-        ref = self.subproblem.solve(self.check_against, **self.solve_options)
+        ref = self.subproblem.solve(self.check_against)
         w, w_ref = record.solution["w"], ref.solution["w"]
         gap = abs(record.objective - ref.objective) / max(abs(ref.objective), 1.0)
         diff = float(np.max(np.abs(w - w_ref), initial=0.0)) / max(1.0, float(w_ref.max(initial=0.0)))
-        record.certificate.update({f"{self.check_against}_objective_gap": gap,
-                                   f"{self.check_against}_weight_diff": diff})
+        record.certificate.update({f"{ref.solver}_objective_gap": gap, f"{ref.solver}_weight_diff": diff})
         if gap > self.check_tol[0] or diff > self.check_tol[1]:
             raise SolverFailed(self.subproblem.describe(), record.solver, record.status,
-                               detail=f"disagrees with {self.check_against}: relative objective gap "
+                               detail=f"disagrees with {ref.solver}: relative objective gap "
                                       f"{gap:.3g} (tolerance {self.check_tol[0]:g}), weight "
                                       f"difference {diff:.3g} (tolerance {self.check_tol[1]:g})")
 

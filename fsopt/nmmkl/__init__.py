@@ -4,11 +4,11 @@ QCQP dual (8) → LP primal recovery (15) → rounding (Algorithm 1, Theorem 5),
 """
 from . import fast  # noqa: F401  (registers the MKLFAST backend)
 from .estimator import NMMKL
-from .method import NMMKLMethod, diagnostics
+from .method import NMMKLMethod, NMMKLPass, NMMKLResult, diagnostics
 from .qcqp import MKLDual
 from .recovery import PrimalRecoveryLP
 from .rounding import Partition, partition, select, theorem6_bound
 from .svm import exhaustive_search, svm_dual
 
-__all__ = ["NMMKL", "NMMKLMethod", "MKLDual", "PrimalRecoveryLP", "Partition", "partition", "select",
+__all__ = ["NMMKL", "NMMKLMethod", "NMMKLPass", "NMMKLResult", "MKLDual", "PrimalRecoveryLP", "Partition", "partition", "select",
            "theorem6_bound", "diagnostics", "exhaustive_search", "svm_dual"]

@@ -11,7 +11,6 @@ from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted
 
 from ..core.driver import FixedPointDriver
-from ..core.solvers import resolve_solver
 from ..core.validation import validate_fit
 from .method import NMMKLMethod
 
@@ -89,19 +88,17 @@ class NMMKL(SelectorMixin, BaseEstimator):
         y_pm = np.where(y == self.classes_[1], 1.0, -1.0)
         method = NMMKLMethod(X, y_pm, self.n_features, self.C, self.tau, self.solver, self.lp_solver,
                              self.fallback, self.solver_options, self.lp_options, self.tie_tol,
-                             self.alpha_tol, self.violation_weight)
-        for name in (self.solver, *self.fallback):
-            resolve_solver(name, method.qcqp)
-        resolve_solver(self.lp_solver, method.lp)
+                             self.alpha_tol, self.violation_weight)  # solvers resolved here, once
         result = FixedPointDriver(theta=0.0, max_iter=1, desc="NMMKL").run(method)
-        st = method.state
-        self.support_ = result.rounding.support
-        self.partition_ = result.rounding.labels()
-        self.scores_ = st["tau_i"]
-        self.p_, self.p_cone_ = st["p"], st["p_cone"]
-        self.alpha_, self.lambda_, self.gamma_ = st["alpha"], st["lambda"], st["gamma"]
-        self.bound_ = st["bound"]
-        self.diagnostics_ = st["diagnostics"]
+        fit = result.rounding  # an NMMKLResult
+        qcqp = fit.solution
+        self.support_ = fit.support
+        self.partition_ = fit.partition.labels()
+        self.scores_ = qcqp.tau_i
+        self.p_, self.p_cone_ = fit.p, qcqp.p_cone
+        self.alpha_, self.lambda_, self.gamma_ = qcqp.alpha, qcqp.lam, qcqp.gamma
+        self.bound_ = fit.bound
+        self.diagnostics_ = fit.diagnostics
         self.history_ = result.history
         return self
 

@@ -27,7 +27,7 @@ import numpy as np
 
 from ..core import status as st
 from ..core.exceptions import SolverFailed
-from ..core.solvers import NativeBackend, register_backend
+from ..core.solvers import NativeBackend, as_resolved, register_backend
 from .qcqp import MKLDual, scale_rows
 
 
@@ -37,17 +37,21 @@ class WorkingSetMKL(NativeBackend):
     description = ("nmmkl_qcqp (8): feature working set (constraint generation on the sum of the m "
                    "largest tau_i), restricted QCQP by Clarabel; same NumPy duality-gap certificate")
     default_tol = 1e-10
+    tol_meaning = ("tol of the inner solves of the restricted (8) (option inner, default CLARABEL: duality "
+                   "gap and feasibility); the working set stops when (*) holds exactly")
 
     def supports(self, subproblem):
         return subproblem.name == MKLDual.name
 
     def solve(self, subproblem, tol=None, max_iter=None, verbose=False, grow=None, gap_tol=1e-6,
               inner="CLARABEL"):
-        """Working-set rounds at inner tolerance ``tol`` (default 1e-10) until (*) holds (or
+        """Working-set rounds at inner tolerance ``tol`` (default ``default_tol``) until (*) holds (or
         ``max_iter`` rounds); then, if the certificate residual exceeds ``gap_tol``, the final
         restricted problem once more at tolerance 1e-12.  Status "optimal" when (*) holds and the
-        full certificate residual is ≤ ``gap_tol``."""
-        tol = 1e-10 if tol is None else tol
+        full certificate residual is ≤ ``gap_tol``.  ``inner``: a name or ResolvedSolver, resolved
+        once per call."""
+        tol = self.default_tol if tol is None else tol
+        inner = as_resolved(inner, subproblem)
         Z, y, m = subproblem.Z, subproblem.y, subproblem.m
         d = Z.shape[1]
         grow = max(2 * m, 20) if grow is None else int(grow)

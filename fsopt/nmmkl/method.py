@@ -1,7 +1,8 @@
 """NMMKL as a one-pass method for the generic driver (Algorithm 1 of Xu et al. 2009).
 
 update: solve the QCQP (8), partition the features by τ_i (eqs 9–12), recover p by the LP (15);
-the iterate is the recovered relaxed p.  round: A plus the best of B (Theorem 5).
+the iterate is the recovered relaxed p, the step's detail an :class:`NMMKLPass`.  round: A plus
+the best of B (Theorem 5), returned with the pass as an :class:`NMMKLResult`.
 X is divided by its typical spread (:mod:`fsopt.core.scaling`): τ, C and the scores τ_i are in those
 units, and the selection does not depend on the units of X.  Constant features get τ_i = 0 and
 are never selected (asking for more features than there are non-constant ones is an error).
@@ -9,22 +10,61 @@ The diagnostics check Corollary 2 and the KKT conditions of Theorem 1 in NumPy.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import scipy.sparse as sp
 
 from ..core.driver import FixedPointMethod, Step
 from ..core.scaling import constant_features, rescale
-from ..core.solvers import resolve_solver
+from ..core.solvers import as_resolved
 from .qcqp import MKLDual
 from .recovery import PrimalRecoveryLP
-from .rounding import partition, select, theorem6_bound
+from .rounding import Partition, partition, select, theorem6_bound
 
 
-class NMMKLMethod(FixedPointMethod):
-    """One pass of QCQP + LP recovery; ``state`` keeps α, λ, γ, τ_i, the partition and both p."""
+@dataclass(frozen=True)
+class NMMKLPass:
+    """What one pass computed (``Step.detail``): the solution of (8) (α, λ, γ and the cone
+    multipliers ``p_cone``), the scores τ_i (9), the A/B/C partition (10)–(12), and the solution
+    of the recovery LP (15) (``lp``: p, ν, δ, the violation of (16), ...)."""
+
+    alpha: np.ndarray
+    lam: float
+    gamma: np.ndarray
+    p_cone: np.ndarray
+    tau_i: np.ndarray
+    partition: Partition
+    lp: dict
+
+
+@dataclass(frozen=True)
+class NMMKLResult:
+    """NMMKL's result through the driver (``DriverResult.rounding``): the pass, the rounded
+    selection (``partition.support``: A plus the best of B, Theorem 5), the relaxed p of (15),
+    Theorem 6's bound and the diagnostics (Corollary 2, Theorem 1's KKT residuals)."""
+
+    solution: NMMKLPass
+    partition: Partition
+    p: np.ndarray
+    bound: float
+    diagnostics: dict
+
+    @property
+    def support(self) -> np.ndarray:
+        return self.partition.support
+
+
+class NMMKLMethod(FixedPointMethod[NMMKLResult]):
+    """One pass of QCQP + LP recovery; the result is an :class:`NMMKLResult`.
+
+    ``solver`` (and each of ``fallback``) and ``lp_solver`` are names or
+    :class:`~fsopt.core.solvers.ResolvedSolver` objects; names are resolved here, once, with
+    ``solver_options`` and ``lp_options`` (added to those of a ResolvedSolver).
+    """
 
     def __init__(self, X, y, m, C=1.0, tau=1.0, solver="CLARABEL", lp_solver="HIGHS", fallback=(),
-                 solve_options=None, lp_options=None, tie_tol=1e-6, alpha_tol=1e-6,
+                 solver_options=None, lp_options=None, tie_tol=1e-6, alpha_tol=1e-6,
                  violation_weight=1e3):
         X, self.scale = rescale(X)  # τ, C in units of the typical spread
         constant = constant_features(X)
@@ -36,13 +76,10 @@ class NMMKLMethod(FixedPointMethod):
             X = X @ sp.diags((~constant).astype(float)) if sp.issparse(X) else np.where(constant, 0.0, X)
         self.qcqp = MKLDual(X, y, m, C, tau)
         self.lp = PrimalRecoveryLP(alpha_tol=alpha_tol, violation_weight=violation_weight)
-        self.solver, self.lp_solver, self.fallback = solver, lp_solver, tuple(fallback)
-        self.solve_options, self.lp_options = dict(solve_options or {}), dict(lp_options or {})
-        for name in (solver, *self.fallback):  # names and options, before any work
-            resolve_solver(name, self.qcqp, self.solve_options)
-        resolve_solver(lp_solver, self.lp, self.lp_options)
+        self.solver, *self.fallback = [as_resolved(name, self.qcqp, solver_options)  # before any work
+                                       for name in (solver, *fallback)]
+        self.lp_solver = as_resolved(lp_solver, self.lp, lp_options)
         self.tie_tol = tie_tol
-        self.state = {}
 
     def initial_iterate(self):
         return np.zeros(self.qcqp.Z.shape[1])
@@ -52,25 +89,24 @@ class NMMKLMethod(FixedPointMethod):
 
     def update(self, stats, iterate, active):
         q = self.qcqp
-        rec = q.solve(self.solver, fallback=self.fallback, **self.solve_options)
+        rec = q.solve(self.solver, fallback=self.fallback)
         alpha = rec.solution["alpha"]
         tau_i, s = q.scores(alpha)
         part = partition(tau_i, q.m, self.tie_tol)
         self.lp.set_state(q.Z, q.y, alpha, s, part.A, part.C, q.m, q.C, q.tau)
-        lp_rec = self.lp.solve(self.lp_solver, **self.lp_options)
-        self.state = {"alpha": alpha, "lambda": rec.solution["lambda"], "gamma": rec.solution["gamma"],
-                      "tau_i": tau_i, "partition": part, "p": lp_rec.solution["p"],
-                      "p_cone": rec.solution["p_cone"], "lp": lp_rec.solution}
-        return Step(lp_rec.solution["p"], [rec, lp_rec], rec.objective)
+        lp_rec = self.lp.solve(self.lp_solver)
+        detail = NMMKLPass(alpha, rec.solution["lambda"], rec.solution["gamma"], rec.solution["p_cone"],
+                           tau_i, part, lp_rec.solution)
+        return Step(lp_rec.solution["p"], [rec, lp_rec], rec.objective, detail=detail)
 
-    def round(self, iterate, active):
-        part = select(self.state["partition"], iterate, self.qcqp.m)
-        self.state["bound"] = theorem6_bound(self.qcqp.Z, iterate, np.flatnonzero(part.B), self.qcqp.tau)
-        self.state["diagnostics"] = diagnostics(self.qcqp, self.state)
-        return part
+    def round(self, iterate, active, detail: NMMKLPass) -> NMMKLResult:
+        """Algorithm 1's rounding of the relaxed p (``iterate``), Theorem 6's bound, diagnostics."""
+        part = select(detail.partition, iterate, self.qcqp.m)
+        bound = theorem6_bound(self.qcqp.Z, iterate, np.flatnonzero(part.B), self.qcqp.tau)
+        return NMMKLResult(detail, part, iterate.copy(), bound, diagnostics(self.qcqp, detail))
 
 
-def diagnostics(qcqp: MKLDual, state) -> dict:
+def diagnostics(qcqp: MKLDual, solution: NMMKLPass) -> dict:
     """Corollary 2 and Theorem 1's KKT conditions at (α, λ, γ, p), as residuals (scaled by max τ_i).
 
     corollary2_lambda: distance of λ from [τ_{1+k_max}, τ_m]; corollary2_p_A_C: max |p_i − 1| on A
@@ -78,8 +114,9 @@ def diagnostics(qcqp: MKLDual, state) -> dict:
     kkt_complementarity: max of |ν∘α|, |δ∘(C − α)|, |γ∘(e − p)|, |p∘(λ + γ − τ)|;
     p_agreement: max |p_LP − p_cone| (the cone multipliers of (8) are the relaxed p too).
     """
-    tau_i, lam, gamma, p, part = state["tau_i"], state["lambda"], state["gamma"], state["p"], state["partition"]
-    alpha, lp, C = state["alpha"], state["lp"], qcqp.C
+    tau_i, lam, gamma, part = solution.tau_i, solution.lam, solution.gamma, solution.partition
+    alpha, lp, C = solution.alpha, solution.lp, qcqp.C
+    p = lp["p"]
     m = qcqp.m
     ranked = np.sort(tau_i)[::-1]
     k_max = int(part.A.sum() + part.B.sum())
@@ -93,6 +130,6 @@ def diagnostics(qcqp: MKLDual, state) -> dict:
             "corollary2_p_A_C": float(max(onA, onC)),
             "kkt_stationarity": lp["violation"] / scale,
             "kkt_complementarity": float(comp) / scale,
-            "p_sum_lp": float(p.sum()), "p_sum_cone": float(state["p_cone"].sum()),
-            "p_agreement": float(np.abs(p - state["p_cone"]).max()),
+            "p_sum_lp": float(p.sum()), "p_sum_cone": float(solution.p_cone.sum()),
+            "p_agreement": float(np.abs(p - solution.p_cone).max()),
             "n_A": int(part.A.sum()), "n_B": int(part.B.sum()), "n_C": int(part.C.sum())}

@@ -7,7 +7,7 @@ largest recovered relaxed p, then the lowest index.  Theorem 6 bounds ω(p_alg)/
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -38,13 +38,13 @@ def partition(tau_i, m, tie_tol=1e-6) -> Partition:
 
 
 def select(part: Partition, p, m) -> Partition:
-    """Algorithm 1 with Theorem 5's freedom: A plus the m − |A| members of B with largest p, then index."""
+    """Algorithm 1 with Theorem 5's freedom: A plus the m − |A| members of B with largest p, then
+    index.  Returns a new Partition with ``support`` set (``part`` is not changed)."""
     block = np.flatnonzero(part.B)
     order = block[np.lexsort((block, -np.asarray(p)[block]))]
     support = part.A.copy()
     support[order[: m - int(part.A.sum())]] = True
-    part.support = support
-    return part
+    return replace(part, support=support)
 
 
 def theorem6_bound(Z, p, block, tau):

@@ -65,7 +65,7 @@ class Problem:
 
 def problem_dirs() -> list[Path]:
     """``$FSOPT_PROBLEMS_PATH``, fsopt's own ``problems/``, then the plugins' (entry points
-    ``fsopt.tools.problems``), in that order of precedence."""
+    ``fsopt.problems``), in that order of precedence."""
     from ..core.plugins import problem_dirs as plugin_dirs
 
     dirs = [Path(p) for p in os.environ.get("FSOPT_PROBLEMS_PATH", "").split(os.pathsep) if p]

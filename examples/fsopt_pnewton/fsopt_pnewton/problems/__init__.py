@@ -1,1 +1,1 @@
-"""Problem files of the fsopt-pnewton plugin (entry point group ``fsopt.tools.problems``)."""
+"""Problem files of the fsopt-pnewton plugin (entry point group ``fsopt.problems``)."""

@@ -1,0 +1,1 @@
+"""Problem files of the fsopt-irelief plugin (entry point group ``fsopt.problems``)."""
