@@ -2,17 +2,17 @@
 
     min_{w ≥ 0} Σ_n log(1 + exp(−wᵀz̄_n)) + λ‖w‖₁ + (μ/2)‖w‖₂²
 
-is eq. (7) plus a ridge term.  Subclassing :class:`fsopt.GarroteLogistic` gives the new cvxpy
-model (``_build``) and the new smooth part (``gradient``, ``objective``); the NumPy KKT
-certificate, the solver registry, the fixed-point driver and ``fsopt bench`` work unchanged.
+is eq. (7) plus a ridge term.  The subproblem states its parts — LOGO's logistic loss on the
+margins and the penalty :class:`fsopt.core.parts.NonnegElasticNet` — and gets from them its cvxpy
+model (λ, μ in Parameters), its NumPy certificate, its polish and the native solvers LBFGSB,
+PROXGRAD and GRADIENT; ``LOGO(subproblem=...)`` runs it with σ, λ and μ in the estimator's units.
 
     FSOPT_PROBLEMS_PATH=examples fsopt bench --quick --problem elastic_net_spiral
 """
-import cvxpy as cp
 import numpy as np
 
-from fsopt import FixedPointDriver, GarroteLogistic
-from fsopt.logo import LogoFixedPoint
+from fsopt import LOGO, GarroteLogistic
+from fsopt.core.parts import NonnegElasticNet
 from fsopt.logo.margins import expected_margins
 
 
@@ -22,35 +22,12 @@ class ElasticNetGarrote(GarroteLogistic):
     name = "garrote_elastic_net"
 
     def __init__(self, lam=1.0, mu=0.1, Z=None):
-        super().__init__(lam=lam, Z=Z)
-        self.mu = float(mu)
-
-    def describe(self):
-        return f"{self.name} (lam={self.lam:g}, mu={self.mu:g})"
-
-    def _build(self):
-        problem, variables = super()._build()
-        w = variables["w"]
-        ridge = cp.Parameter(nonneg=True, name="mu", value=self.mu)
-        self._mu_param = ridge
-        return cp.Problem(cp.Minimize(problem.objective.expr + 0.5 * ridge * cp.sum_squares(w))), variables
-
-    def _set_parameters(self):
-        super()._set_parameters()
-        self._mu_param.value = self.mu
-
-    def gradient(self, w):
-        return super().gradient(w) + self.mu * w
-
-    def objective(self, solution):
-        w = solution["w"]
-        return super().objective(solution) + 0.5 * self.mu * float(w @ w)
+        super().__init__(Z=Z, penalty=NonnegElasticNet(lam, mu))
 
 
-def fit(X, y, sigma=2.0, lam=1.0, mu=0.1, solver="CLARABEL", theta=0.01, max_iter=50):
-    """LOGO's fixed point (Alg. 1) with the elastic-net subproblem; returns the DriverResult."""
-    method = LogoFixedPoint(X, y, sigma, ElasticNetGarrote(lam, mu), solver)
-    return FixedPointDriver(theta=theta, max_iter=max_iter, prune_below=1e-8).run(method)
+def fit(X, y, sigma=2.0, lam=1.0, mu=0.1, solver="LBFGSB", **params):
+    """LOGO (Alg. 1) with the elastic-net subproblem; returns the fitted estimator."""
+    return LOGO(sigma=sigma, solver=solver, subproblem=ElasticNetGarrote(lam, mu), **params).fit(X, y)
 
 
 def bench_subproblems(problem, X, y):
@@ -58,3 +35,12 @@ def bench_subproblems(problem, X, y):
     Z = expected_margins(X, y, np.ones(X.shape[1]), problem.params.get("sigma", 2.0))
     return {"garrote_elastic_net": ElasticNetGarrote(problem.params.get("lam", 1.0),
                                                      problem.params.get("mu", 0.1), Z=Z)}
+
+
+if __name__ == "__main__":
+    from fsopt.datasets.spiral import make_spiral
+
+    X, y = make_spiral(230, 20, random_state=0)
+    est = fit(X, y)
+    print(f"converged: {est.converged_} in {est.n_iter_} iterations; "
+          f"selected: {est.get_support(indices=True).tolist()}")

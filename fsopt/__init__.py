@@ -2,6 +2,8 @@
 from .core.checks import Margins, Outcome, check, draws
 from .core.driver import FixedPointDriver, FixedPointMethod, Step
 from .core.exceptions import SolverFailed
+from .core.parts import (LogisticMarginLoss, NonnegElasticNet, NonnegGroupL1, NonnegL1, NonnegL1Ball,
+                         Penalty)
 from .core.solvers import Backend, NativeBackend, register_backend
 from .core.subproblem import SolveRecord, Subproblem
 from .lfs import LFS
@@ -12,4 +14,5 @@ __version__ = "0.1.0"
 
 __all__ = ["LOGO", "NMMKL", "LFS", "GarroteLogistic", "FixedPointDriver", "FixedPointMethod",
            "Step", "SolverFailed", "SolveRecord", "Subproblem", "Backend", "NativeBackend",
-           "register_backend", "check", "Margins", "Outcome", "draws"]
+           "register_backend", "check", "Margins", "Outcome", "draws", "LogisticMarginLoss", "Penalty",
+           "NonnegL1", "NonnegElasticNet", "NonnegL1Ball", "NonnegGroupL1"]

@@ -99,11 +99,17 @@ def test_planted_inaccurate_scs_is_polished_or_raises_never_returned_uncertified
     assert rec.attempts[0].solver == "SCS" and not rec.attempts[0].certified
 
 
-def test_budget_form_has_no_polish_so_a_planted_failure_raises(Z):
+def test_budget_form_is_polished_by_proximal_gradient_or_raises(Z):
+    """Form (8) declares its parts (logistic loss, ℓ1 ball): its polish is proximal gradient with
+    the projection onto the ball; without refinement the planted failure raises."""
     sp = GarroteLogistic(beta=2.0, Z=Z)
     with pytest.raises(SolverFailed, match="SCS") as info:
-        sp.solve("SCS", tol=1e-2, max_iter=3)
+        sp.solve("SCS", tol=1e-2, max_iter=3, refine=False)
     assert all(not a.certified for a in info.value.attempts)
+    rec = sp.solve("SCS", tol=1e-2, max_iter=3)
+    assert rec.certified and rec.stage == "polish" and rec.solution["w"].sum() <= 2.0 + 1e-9
+    ref = sp.solve("clarabel-tight")
+    assert abs(rec.objective - ref.objective) <= 1e-6 * ref.objective
 
 
 @pytest.mark.parametrize("seed", [2, 32])

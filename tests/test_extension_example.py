@@ -1,4 +1,5 @@
-"""The documented extension (examples/elastic_net_logo.py) works with the unchanged framework."""
+"""The documented extensions (examples/elastic_net_logo.py, examples/group_garrote_logo.py) work
+with the unchanged framework."""
 import sys
 from pathlib import Path
 
@@ -12,6 +13,7 @@ from fsopt.logo.margins import expected_margins
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 sys.path.insert(0, str(EXAMPLES))
 import elastic_net_logo as elastic  # noqa: E402  (examples/ is on the path from here on)
+import group_garrote_logo as group  # noqa: E402
 
 
 def test_subproblem_matches_an_independent_solver():
@@ -24,11 +26,12 @@ def test_subproblem_matches_an_independent_solver():
     assert sp.certificate({"w": ref.x * 1.2 + 0.05})["residual"] > 1e-3  # the certificate can fail
 
 
-def test_driver_runs_the_extension_and_finds_the_spiral():
+def test_estimator_runs_the_extension_and_finds_the_spiral():
     X, y = make_spiral(230, 20, random_state=0)
-    result = elastic.fit(X, y, mu=0.1)
-    assert result.converged and set(np.argsort(result.iterate)[-2:]) == {0, 1}
-    assert result.iterate[2:].max() < 0.01 * result.iterate.max()
+    est = elastic.fit(X, y, mu=0.1)
+    assert est.converged_ and set(np.argsort(est.weights_)[-2:]) == {0, 1}
+    assert est.scores_[2:].max() < 0.01
+    assert all(r.certified for h in est.history_ for r in h.records)
 
 
 def test_bench_runs_the_extension(tmp_path, monkeypatch):
@@ -39,3 +42,13 @@ def test_bench_runs_the_extension(tmp_path, monkeypatch):
     assert set(frame["kind"]) == {"garrote_elastic_net"} and len(frame) == 6
     assert frame["solved"].all()
     assert frame["error_to_reference"].max() < 1e-6
+
+
+def test_group_garrote_selects_the_spiral_groups():
+    """Each spiral coordinate with its noisy copy forms a group: LOGO with the group garrote keeps
+    exactly those two groups (both members of each), on two sizes of the problem."""
+    for n_per_class, pairs in ((150, 10), (100, 40)):
+        X, y, groups = group.paired_spiral(n_per_class, pairs, random_state=1)
+        est = group.fit(X, y, groups, prune_below=None)
+        assert est.converged_ and est.get_support(indices=True).tolist() == [0, 1, 2, 3]
+        assert all(r.certified and r.solver == "PROXGRAD" for h in est.history_ for r in h.records)

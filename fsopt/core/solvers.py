@@ -127,6 +127,10 @@ class NativeBackend(Backend):
     def supports(self, subproblem) -> bool:
         raise NotImplementedError
 
+    def refusal(self, subproblem) -> str:
+        """Why ``supports(subproblem)`` is False, e.g. the part of the subproblem it lacks."""
+        return ""
+
     def translate(self, tol=None, max_iter=None, verbose=False, **extra) -> dict:
         return dict(extra, tol=tol, max_iter=max_iter, verbose=bool(verbose))
 
@@ -486,7 +490,7 @@ def _check_capable(name, backend, subproblem):
     if subproblem is not None and not backend.can_solve(subproblem):
         raise ValueError(
             f"solver {name!r} cannot solve {subproblem.describe()} (needs {subproblem.cone} cones "
-            f"or a native method for it); "
+            f"or a native method for it{_refusal(backend, subproblem)}); "
             f"suitable installed solvers: {', '.join(_usable_for(subproblem))}"
         )
 
@@ -509,6 +513,11 @@ def as_resolved(solver, subproblem=None, solver_options=None) -> ResolvedSolver:
     if isinstance(solver, ResolvedSolver):
         return solver.for_subproblem(subproblem, solver_options)
     return resolve_solver(solver, subproblem, solver_options)
+
+
+def _refusal(backend, subproblem) -> str:
+    reason = backend.refusal(subproblem) if backend.native else ""
+    return f": {reason}" if reason else ""
 
 
 def _usable_for(subproblem) -> list[str]:

@@ -2,7 +2,18 @@
 capable backend, and certified in NumPy independently of the solver.
 
 A subclass supplies the model (``_build``), the NumPy objective and the certificate (a KKT
-residual or a duality gap).  Data that change cheaply (λ, β, ε) live in cvxpy Parameters that
+residual or a duality gap) — or declares its parts (:mod:`fsopt.core.parts`): a smooth loss
+``smooth`` and a penalty ``penalty`` of the variable ``parts_variable``; the cvxpy model, the
+objective, the certificate (:func:`fsopt.core.parts.composite_certificate`) and the native polish
+(:func:`fsopt.core.composite.polish_from_parts`) then come from the parts, and so do the native
+backends that need only parts (LBFGSB, PROXGRAD, GRADIENT).
+
+Polish and certificate belong to the problem they solve: a subclass that changes the objective
+(defines ``_build`` or ``objective``) must define its own ``polish`` (``polish = None``: none) and
+``certificate`` unless both are the generic ones of the parts (TypeError when the class is
+created); and the generic ones check that the declared parts describe the subproblem — at every
+certificate the NumPy objective, once per built model the cvxpy objective, must equal
+``smooth.value + penalty.value`` (TypeError naming the class otherwise).  Data that change cheaply (λ, β, ε) live in cvxpy Parameters that
 ``_set_parameters`` refreshes; data that change shape or are large (a margin matrix) call
 ``invalidate()`` so the next solve rebuilds (cheaper than a DPP recompile of a big Parameter).
 
@@ -19,20 +30,23 @@ import contextlib
 import copy
 import time
 import warnings
-from abc import ABC, abstractmethod
+from abc import ABC
 from dataclasses import dataclass, field
 from typing import ClassVar
 
 import numpy as np
 
 from . import status as st
+from .composite import polish_from_parts
 from .exceptions import SolverFailed
+from .parts import composite_certificate, missing_parts
 from .solvers import ResolvedSolver, as_resolved
 
 OPTIMAL = st.OPTIMAL
 OPTIMAL_INACCURATE = st.OPTIMAL_INACCURATE
 REFINE_FACTOR = 1e-2  # a refinement re-solves at REFINE_FACTOR × the tolerance used ...
 REFINE_FLOOR = 1e-12  # ... but not below this
+PARTS_RTOL = 1e-6  # the declared parts must give the subproblem's objective to this relative error
 
 
 @dataclass
@@ -107,6 +121,11 @@ class Subproblem(ABC):
     A subclass builds its cvxpy model once (``_build``) and computes its objective and
     certificate in NumPy; ``solve`` returns a :class:`SolveRecord` only if the certificate holds.
 
+    Parts (None: not declared): ``smooth`` — a smooth loss f (value, gradient, n_features);
+    ``penalty`` — a penalty g with its feasible set (value, prox, zero_slack, ...), both of the
+    variable ``parts_variable``; see :mod:`fsopt.core.parts`.  ``warm_start``: a starting point
+    native backends may use.
+
     Examples
     --------
     The projection of ``a`` onto the nonnegative orthant, certified by its KKT residual:
@@ -136,27 +155,61 @@ class Subproblem(ABC):
     cone: ClassVar[str] = ""  # "LP", "SOC" or "EXP": the hardest cone the model needs
     certificate_tol: float = 1e-6
     refine_by_default: ClassVar[bool] = True  # solve(refine=None): polish / re-solve a rejected solve
+    smooth = None
+    penalty = None
+    parts_variable: ClassVar[str] = "w"
+    warm_start = None
 
     def __init__(self):
         self._problem = None
         self._variables = None
+        self._parts_checked = False
+
+    def __init_subclass__(cls, **kwargs):
+        """Refuse a class that changes the objective but inherits a polish or a certificate
+        written for its parent's problem (the generic ones of the parts are checked at run time)."""
+        super().__init_subclass__(**kwargs)
+        changes = [name for name in ("_build", "objective") if name in cls.__dict__]
+        for attr in ("polish", "certificate") if changes else ():
+            owner = next(k for k in cls.__mro__ if attr in k.__dict__)
+            if owner is not cls and owner is not Subproblem:
+                raise TypeError(
+                    f"{cls.__name__} changes the objective ({', '.join(changes)}) but would inherit "
+                    f"{attr} from {owner.__name__}, written for {owner.__name__}'s problem; define "
+                    f"{cls.__name__}.{attr} for the new problem (polish = None: no polish), or "
+                    f"declare the new problem's smooth and penalty parts and use the generic ones")
 
     # --- model -------------------------------------------------------------------------
-    @abstractmethod
     def _build(self):
-        """Return ``(cvxpy.Problem, {name: Variable})``; called once per invalidation."""
+        """Return ``(cvxpy.Problem, {name: Variable})``; called once per invalidation.  The
+        default builds min f(w) + g(w) from the parts' ``cvxpy_form``."""
+        import cvxpy as cp
+
+        self._require_parts("a cvxpy model (or a _build method)")
+        w = cp.Variable(self.smooth.n_features, name=self.parts_variable,
+                        nonneg=bool(getattr(self.penalty, "nonneg", False)))
+        penalty, constraints = self.penalty.cvxpy_form(w)
+        problem = cp.Problem(cp.Minimize(self.smooth.cvxpy_form(w) + penalty), constraints)
+        return problem, {self.parts_variable: w}
 
     def _set_parameters(self):
         """Copy the current small data (λ, β, ε ...) into the Problem's Parameters."""
+        if self.penalty is not None and hasattr(self.penalty, "set_parameters"):
+            self.penalty.set_parameters()
 
     def _extract(self, problem, variables) -> dict:
-        """The solution as NumPy arrays; override to add dual values."""
-        return {k: np.asarray(v.value, dtype=float) for k, v in variables.items()}
+        """The solution as NumPy arrays (the parts' variable projected onto the penalty's
+        feasible set, which a solver meets only to its tolerance); override to add dual values."""
+        out = {k: np.asarray(v.value, dtype=float) for k, v in variables.items()}
+        if self.penalty is not None and self.parts_variable in out:
+            out[self.parts_variable] = self.penalty.prox(out[self.parts_variable], 0.0)
+        return out
 
     def invalidate(self):
         """Mark the cvxpy Problem stale (the data it holds as constants changed)."""
         self._problem = None
         self._variables = None
+        self._parts_checked = False
 
     @property
     def problem(self):
@@ -168,20 +221,55 @@ class Subproblem(ABC):
         return self.name
 
     # --- checks in NumPy -------------------------------------------------------------------
-    @abstractmethod
     def objective(self, solution: dict) -> float:
-        """Objective value at ``solution`` computed in NumPy."""
+        """Objective value at ``solution`` computed in NumPy (default: f + g of the parts)."""
+        self._require_parts("objective")
+        w = solution[self.parts_variable]
+        return self.smooth.value(w) + self.penalty.value(w)
 
-    @abstractmethod
     def certificate(self, solution: dict) -> dict:
-        """Optimality measures at ``solution`` in NumPy; key ``residual`` is the headline number."""
+        """Optimality measures at ``solution`` in NumPy; key ``residual`` is the headline number
+        (default: the parts' proximal KKT residual, :func:`fsopt.core.parts.composite_certificate`)."""
+        self._require_parts("certificate")
+        return composite_certificate(self.smooth, self.penalty, solution[self.parts_variable])
 
     def certificate_scale(self, solution: dict) -> float:
         return 1.0
 
     def polish(self, solution: dict) -> dict | None:
-        """A better solution computed natively from a rejected one, or None (no native method)."""
-        return None
+        """A better solution computed natively from a rejected one, or None (no native method).
+        Default: from the parts when declared (L-BFGS-B or proximal gradient), else None."""
+        if missing_parts(self):
+            return None
+        w = solution[self.parts_variable]
+        return {self.parts_variable: polish_from_parts(self.smooth, self.penalty, w)}
+
+    def _require_parts(self, what):
+        missing = missing_parts(self)
+        if missing:
+            raise NotImplementedError(f"{type(self).__name__} declares no {', '.join(missing)}; "
+                                      f"define {what} or declare the smooth and penalty parts")
+
+    def check_parts(self, solution: dict, objective: float):
+        """TypeError if the declared parts do not give the subproblem's ``objective`` at
+        ``solution`` (NumPy, every time) or the cvxpy model's objective (once per built model):
+        the generic certificate and polish would then answer for another problem."""
+        if missing_parts(self):
+            return
+        w = solution[self.parts_variable]
+        parts = self.smooth.value(w) + self.penalty.value(w)
+        values = {"objective": objective}
+        if self._problem is not None and not self._parts_checked:
+            self._set_parameters()
+            self._variables[self.parts_variable].value = w
+            values["cvxpy model objective"] = float(self._problem.objective.value)
+            self._parts_checked = True
+        for what, value in values.items():
+            if not abs(value - parts) <= PARTS_RTOL * max(1.0, abs(parts)):
+                raise TypeError(
+                    f"{type(self).__name__}: its {what} ({value:.10g}) differs from its declared parts "
+                    f"smooth + penalty ({parts:.10g}) at the solution; the parts' certificate and "
+                    f"polish would answer for another problem: declare the parts of this objective")
 
     # --- solving ---------------------------------------------------------------------------
     def solve(self, solver: str | ResolvedSolver = "CLARABEL", *, fallback=(), tol=None,
@@ -252,6 +340,8 @@ class Subproblem(ABC):
         return record
 
     def _polish(self, rejected: SolveRecord, attempts) -> SolveRecord | None:
+        if self.polish is None:  # a subproblem that declares no polish
+            return None
         t0 = time.perf_counter()
         solution = self.polish(rejected.solution)
         if solution is None:
@@ -303,6 +393,7 @@ class Subproblem(ABC):
         if finite:
             with np.errstate(all="ignore"):
                 record.objective = float(self.objective(record.solution))
+                self.check_parts(record.solution, record.objective)
                 record.certificate = {k: float(v) for k, v in self.certificate(record.solution).items()}
                 bound = self.certificate_tol * self.certificate_scale(record.solution)
         else:

@@ -1,6 +1,7 @@
 """``fsopt.LOGO``: the scikit-learn face of LOGO."""
 from __future__ import annotations
 
+import copy
 import warnings
 from numbers import Integral, Real
 
@@ -15,6 +16,7 @@ from ..core.blocks import check_blockwise, is_blockwise
 from ..core.driver import FixedPointDriver
 from ..core.scaling import rescale, unit_scale
 from ..core.solvers import resolve_solver
+from ..core.subproblem import Subproblem
 from ..core.validation import check_data, transactional_fit, validate_fit
 from .garrote import GarroteLogistic
 from .method import LogoFixedPoint
@@ -47,6 +49,15 @@ class LOGO(SelectorMixin, BaseEstimator):
         the final weights and those that would enter come back.  ``None`` disables it.
     threshold : get_support keeps features whose weight / max weight exceeds this (paper: 0.01).
     w0 : initial weights (default all ones), nonnegative, not all zero.
+    subproblem : a user's LOGO subproblem instead of the garrote (7)/(8) that ``lam``/``beta``
+        make: a :class:`fsopt.core.subproblem.Subproblem` with ``set_margins(Z, columns=None)``
+        (e.g. ``GarroteLogistic(penalty=NonnegElasticNet(1.0, 0.1))`` or a subclass), given as an
+        instance (copied at each fit, never modified) or a factory called with no argument.
+        ``lam`` and ``beta`` are then unused (the subproblem carries its parameters), and its
+        parameters are in the units of the built-in path: its margins are those of X divided by
+        X's typical spread, like σ.  Native solvers take it when it declares the parts they
+        need (:mod:`fsopt.core.parts`); a solver that cannot take it is refused before any work,
+        naming the missing part.
     solver_options : common options ``tol``, ``max_iter``, ``verbose`` plus backend-specific ones.
     callback : called as ``callback(iteration, w)`` after each outer iteration; True stops.
     progress : show a progress bar.
@@ -92,11 +103,13 @@ class LOGO(SelectorMixin, BaseEstimator):
         "solver_options": [dict, None],
         "callback": [callable, None],
         "progress": ["boolean"],
+        "subproblem": [Subproblem, callable, None],
     }
 
     def __init__(self, sigma=2.0, lam=1.0, beta=None, solver="LBFGSB", fallback=(),
                  check_against=None, theta=0.01, max_iter=50, prune_below=1e-8, prune_patience=2,
-                 threshold=0.01, w0=None, solver_options=None, callback=None, progress=False):
+                 threshold=0.01, w0=None, solver_options=None, callback=None, progress=False,
+                 subproblem=None):
         self.sigma = sigma
         self.lam = lam
         self.beta = beta
@@ -112,6 +125,7 @@ class LOGO(SelectorMixin, BaseEstimator):
         self.solver_options = solver_options
         self.callback = callback
         self.progress = progress
+        self.subproblem = subproblem
 
     @transactional_fit
     def fit(self, X, y):
@@ -122,7 +136,13 @@ class LOGO(SelectorMixin, BaseEstimator):
             self.n_features_in_ = X.shape[1]
         else:  # dense or CSR/CSC (the statistics read sparse X one column block at a time)
             X, y = validate_fit(self, X, y, accept_sparse=("csr", "csc"), min_per_class=2)
-        subproblem = GarroteLogistic(lam=self.lam, beta=self.beta)
+        subproblem = self._make_subproblem()
+        penalty = getattr(subproblem, "penalty", None)
+        if self.prune_below is not None and penalty is not None \
+                and not getattr(penalty, "separable", False) and getattr(subproblem, "beta", None) is None:
+            raise ValueError(f"prune_below: elimination checks one feature at a time, which the "
+                             f"non-separable penalty of {subproblem.describe()} does not allow; "
+                             f"set prune_below=None")
         solver, *fallback = [resolve_solver(name, subproblem, self.solver_options)  # once per fit,
                              for name in (self.solver, *self.fallback)]  # before any work
         check_against = None if self.check_against is None else \
@@ -140,13 +160,27 @@ class LOGO(SelectorMixin, BaseEstimator):
                                   progress=self.progress, desc="LOGO")
         result = driver.run(method)
         if not np.any(result.iterate > 0):
-            warnings.warn(f"LOGO: every weight is zero (lam={self.lam:g} too large for these "
-                          f"margins?); no feature is selected", UserWarning, stacklevel=2)
+            warnings.warn(f"LOGO: every weight is zero ({subproblem.describe()}: penalty too large "
+                          f"for these margins?); no feature is selected", UserWarning, stacklevel=2)
         self.weights_ = result.iterate / x_scale  # weights of the features in X's own units
         self.history_ = result.history
         self.n_iter_ = result.n_iter
         self.converged_ = result.converged
         return self
+
+    def _make_subproblem(self):
+        """The subproblem of this fit: the garrote from lam/beta, or a fresh copy of the user's."""
+        if self.subproblem is None:
+            return GarroteLogistic(lam=self.lam, beta=self.beta)
+        made = copy.deepcopy(self.subproblem) if isinstance(self.subproblem, Subproblem) \
+            else self.subproblem()
+        if not isinstance(made, Subproblem):
+            raise TypeError(f"subproblem must be a fsopt Subproblem or a factory returning one; "
+                            f"the factory returned {type(made).__name__}")
+        if not callable(getattr(made, "set_margins", None)):
+            raise TypeError(f"subproblem {type(made).__name__} has no set_margins(Z, columns=None): "
+                            f"LOGO gives its subproblem the expected margins z̄")
+        return made
 
     def _check_w0(self, n_features):
         if self.w0 is None:

@@ -1,0 +1,342 @@
+"""The parts of a composite subproblem min_w f(w) + g(w): a smooth loss f and a penalty g.
+
+A subproblem that declares them (``subproblem.smooth``, ``subproblem.penalty``) gets, with no
+further code, a NumPy certificate (:func:`composite_certificate`), a native polish, and the
+native backends that need only these parts (L-BFGS-B, proximal gradient, LOGO's gradient path);
+a backend that needs a part the subproblem does not declare says which (:func:`missing_parts`).
+
+A **smooth loss** declares ``value(w)``, ``gradient(w)`` and ``n_features`` (the length of w), and
+may declare ``value_and_gradient(w)`` and ``restrict(columns)`` (the same loss on the coordinates
+``columns`` of w, every other coordinate held at 0).
+
+A **penalty** g (its feasible set C included, g = +∞ outside C) declares
+- ``value(w)``: g(w) for w in C;
+- ``prox(v, step)``: argmin_x step·g(x) + ½‖x − v‖² over C;
+- ``zero_slack(w, grad)``: per coordinate j, how far the optimality condition of w_j = 0 holds
+  given the smooth gradient ``grad`` at ``w`` (≥ 0: it holds; < 0: j must enter); nondecreasing
+  in every grad_j, so a lower bound of the gradient gives a lower bound of the slack;
+- ``violation(w, grad)``: per coordinate, how far the optimality condition fails (default
+  |w − prox(w − grad, 1)|, 0 exactly at the optimum; continuous in w, unlike a distance to ∂g(w));
+- ``infeasibility(w)``: how far w is from C (0 inside);
+- ``cvxpy_form(w)``: the cvxpy ``(expression, constraints)`` of g, its data in Parameters made by
+  ``parameter(name)`` (refreshed from the attribute of that name before every solve); with
+  ``nonneg = True`` the variable w is a nonnegative cvxpy Variable and w ≥ 0 is not repeated;
+- ``separable``: True when zero_slack of a coordinate reads only that coordinate (elimination may
+  then check columns one block at a time; otherwise it must pass every feature at once);
+- ``restrict(columns)``: the penalty of w[columns] with every other coordinate at 0;
+- optionally ``gradient(w)`` and ``box = (lower, upper)``: g is differentiable on C and C is that
+  box — what L-BFGS-B and the gradient path's w = v² need.
+"""
+from __future__ import annotations
+
+import numpy as np
+from scipy.special import expit
+
+
+# --- smooth losses ------------------------------------------------------------------------------
+class LogisticMarginLoss:
+    """LOGO's loss on the expected margins Z (N×J), eq. (7) without its penalty:
+
+        f(w) = Σ_n log(1 + exp(−z̄_nᵀw)),     ∇f(w) = −Zᵀ σ(−Zw).
+
+    The margins Zw of the last point are kept, so value and gradient at one w cost one product
+    with Z each way.
+    """
+
+    def __init__(self, Z=None):
+        self.Z = Z
+        self._last = (None, None)  # (w, Zw) of the last evaluation
+
+    @property
+    def n_features(self):
+        return None if self.Z is None else self.Z.shape[1]
+
+    def _margins(self, w):
+        last_w, m = self._last
+        if last_w is None or last_w.shape != w.shape or not np.array_equal(last_w, w):
+            m = self.Z @ w
+            self._last = (np.array(w, dtype=float), m)
+        return m
+
+    def value(self, w):
+        return float(np.logaddexp(0.0, -self._margins(w)).sum())
+
+    def gradient(self, w):
+        return -(self.Z.T @ expit(-self._margins(w)))
+
+    def value_and_gradient(self, w):
+        m = self._margins(w)
+        loss = np.logaddexp(0.0, -m)
+        return float(loss.sum()), -(self.Z.T @ np.exp(-m - loss))  # exp(−m)/(1+exp(−m)) stably
+
+    def restrict(self, columns):
+        return LogisticMarginLoss(np.ascontiguousarray(self.Z[:, columns]))
+
+    def cvxpy_form(self, w):
+        import cvxpy as cp
+
+        return cp.sum(cp.logistic(-self.Z @ w))
+
+
+# --- penalties ----------------------------------------------------------------------------------
+class Penalty:
+    """Base class of penalties on w ≥ 0 (see the module docstring for what a penalty declares)."""
+
+    separable = True
+    n_features = None  # features the penalty is defined on (None: any number)
+    nonneg = True  # C ⊂ {w ≥ 0}: cvxpy_form leaves w ≥ 0 to a nonneg Variable
+
+    def parameter(self, name, **kwargs):
+        """A cvxpy Parameter holding the attribute ``name`` (refreshed by ``set_parameters``)."""
+        import cvxpy as cp
+
+        value = np.asarray(getattr(self, name), dtype=float)
+        param = cp.Parameter(value.shape, name=name, value=value, **kwargs)
+        self.__dict__.setdefault("parameters", {})[name] = param
+        return param
+
+    def set_parameters(self):
+        for name, param in self.__dict__.get("parameters", {}).items():
+            param.value = np.asarray(getattr(self, name), dtype=float)
+
+    def violation(self, w, grad):
+        """|w − prox(w − grad, 1)| per coordinate: 0 exactly where the optimality condition holds
+        (for a group penalty, the group's condition shows on its coordinates)."""
+        return np.abs(w - self.prox(w - grad, 1.0))
+
+    def infeasibility(self, w):
+        return float(max(0.0, -np.min(w, initial=0.0)))
+
+    def restrict(self, columns):
+        if self.separable and self.n_features is None:
+            return self
+        raise NotImplementedError(f"{type(self).__name__} declares no restrict(columns)")
+
+    def describe(self):
+        return type(self).__name__
+
+
+class NonnegL1(Penalty):
+    """g(w) = λ‖w‖₁ on C = {w ≥ 0}: the penalty of LOGO's garrote (7).
+
+    prox: max(v − step·λ, 0); on C, g is linear with gradient λ1; zero_slack_j = grad_j + λ.
+    """
+
+    box = (0.0, np.inf)
+
+    def __init__(self, lam=1.0):
+        self.lam = float(lam)
+
+    def describe(self):
+        return f"lam={self.lam:g}"
+
+    def value(self, w):
+        return self.lam * float(np.abs(w).sum())
+
+    def gradient(self, w):
+        return np.full(w.shape, self.lam)
+
+    def prox(self, v, step):
+        return np.maximum(v - step * self.lam, 0.0)
+
+    def zero_slack(self, w, grad):
+        return grad + self.lam
+
+    def cvxpy_form(self, w):
+        import cvxpy as cp
+
+        return self.parameter("lam", nonneg=True) * cp.sum(w), []
+
+
+class NonnegElasticNet(NonnegL1):
+    """g(w) = λ‖w‖₁ + (μ/2)‖w‖₂² on C = {w ≥ 0}: an elastic-net garrote.
+
+    prox: max(v − step·λ, 0) / (1 + step·μ); gradient on C: λ + μw; at w_j = 0 the ridge term
+    has zero derivative, so zero_slack_j = grad_j + λ as for ℓ1.
+    """
+
+    def __init__(self, lam=1.0, mu=0.1):
+        super().__init__(lam)
+        self.mu = float(mu)
+
+    def describe(self):
+        return f"lam={self.lam:g}, mu={self.mu:g}"
+
+    def value(self, w):
+        return super().value(w) + 0.5 * self.mu * float(w @ w)
+
+    def gradient(self, w):
+        return self.lam + self.mu * w
+
+    def prox(self, v, step):
+        return super().prox(v, step) / (1.0 + step * self.mu)
+
+    def cvxpy_form(self, w):
+        import cvxpy as cp
+
+        l1, constraints = super().cvxpy_form(w)
+        return l1 + 0.5 * self.parameter("mu", nonneg=True) * cp.sum_squares(w), constraints
+
+
+class NonnegL1Ball(Penalty):
+    """C = {w ≥ 0, ‖w‖₁ ≤ β}, g = 0 on C: the budget of LOGO's form (8).
+
+    prox: the Euclidean projection onto C (any step).  At the optimum, with ν ≥ 0 the budget's
+    multiplier, grad_j + ν = 0 where w_j > 0 and grad_j + ν ≥ 0 where w_j = 0; ν is read from the
+    coordinates with w_j > 0 (ν = max(0, −Σ w_j grad_j / Σ w_j)), so zero_slack_j = grad_j + ν
+    needs those coordinates' exact gradient (not separable).
+    """
+
+    separable = False
+
+    def __init__(self, beta=1.0):
+        self.beta = float(beta)
+
+    def describe(self):
+        return f"beta={self.beta:g}"
+
+    def value(self, w):
+        return 0.0
+
+    def prox(self, v, step):
+        p = np.maximum(v, 0.0)
+        if p.sum() <= self.beta:
+            return p
+        return project_simplex(v, self.beta)
+
+    def multiplier(self, w, grad):
+        """ν, the budget's multiplier: −grad averaged with weights w (so coordinates a solver left
+        barely positive do not count), at least 0."""
+        total = float(np.sum(np.maximum(w, 0.0)))
+        return max(0.0, -float(np.maximum(w, 0.0) @ grad) / total) if total > 0 else 0.0
+
+    def zero_slack(self, w, grad):
+        return grad + self.multiplier(w, grad)
+
+    def infeasibility(self, w):
+        return max(super().infeasibility(w), float(np.sum(w) - self.beta))
+
+    def restrict(self, columns):
+        return self  # the same budget on any subset of the coordinates
+
+    def cvxpy_form(self, w):
+        import cvxpy as cp
+
+        return cp.Constant(0.0), [cp.sum(w) <= self.parameter("beta", nonneg=True)]
+
+
+class NonnegGroupL1(Penalty):
+    """g(w) = Σ_g λ_g‖w_g‖₂ on C = {w ≥ 0}: a group (nonnegative) garrote.
+
+    ``groups``: a list of disjoint index arrays covering 0..J−1, or one label per feature.
+    ``lam``: one λ for every group, or one per group (λ√|g| is a common choice).
+    prox (Yu 2013, prox of a norm plus an orthant): u = max(v, 0), then per group
+    x_g = (1 − step·λ_g/‖u_g‖₂)₊ u_g.
+    zero_slack_j: the smallest derivative of gradᵀx + g(x) along a unit direction d ≥ 0 that
+    moves j's group (if w_g = 0) or j alone (otherwise): for w_g = 0, λ_g − ‖(−grad_g)₊‖₂ when
+    some grad_k < 0 in g, else λ_g + min_g grad_k (w_g = 0 is optimal iff ‖(−grad_g)₊‖₂ ≤ λ_g);
+    for w_g ≠ 0, grad_j (the subgradient λ_g w_j/‖w_g‖ vanishes at w_j = 0).
+    """
+
+    separable = False
+
+    def __init__(self, lam, groups):
+        self.labels = _group_labels(groups)
+        self.n_features = self.labels.size
+        n_groups = int(self.labels.max(initial=-1)) + 1
+        lam = np.asarray(lam, dtype=float)
+        if lam.ndim == 0:
+            lam = np.full(n_groups, float(lam))
+        if lam.shape != (n_groups,) or not np.all(np.isfinite(lam)) or np.any(lam < 0):
+            raise ValueError(f"lam must be a nonnegative number or one per group ({n_groups}); "
+                             f"got shape {lam.shape}")
+        self.lam = lam
+
+    def describe(self):
+        return f"{self.lam.size} groups, lam in [{self.lam.min():g}, {self.lam.max():g}]"
+
+    def _norms(self, w):
+        return np.sqrt(np.bincount(self.labels, weights=w * w, minlength=self.lam.size))
+
+    def value(self, w):
+        return float(self.lam @ self._norms(w))
+
+    def prox(self, v, step):
+        u = np.maximum(v, 0.0)
+        norms = self._norms(u)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            shrink = np.where(norms > 0, np.maximum(1.0 - step * self.lam / norms, 0.0), 0.0)
+        return u * shrink[self.labels]
+
+    def zero_slack(self, w, grad):
+        descent = self._norms(np.maximum(-grad, 0.0))
+        smallest = np.full(self.lam.size, np.inf)
+        np.minimum.at(smallest, self.labels, grad)
+        group = self.lam + np.where(descent > 0, -descent, smallest)
+        zero_group = self._norms(w) == 0
+        return np.where(zero_group[self.labels], group[self.labels], grad)
+
+    def restrict(self, columns):
+        columns = np.asarray(columns)
+        kept = self.labels[columns]
+        present, labels = np.unique(kept, return_inverse=True)
+        return NonnegGroupL1(self.lam[present], labels)
+
+    def cvxpy_form(self, w):
+        import cvxpy as cp
+
+        lam = self.parameter("lam", nonneg=True)
+        norms = cp.hstack([cp.norm(w[np.flatnonzero(self.labels == g)], 2) for g in range(self.lam.size)])
+        return lam @ norms, []
+
+
+def _group_labels(groups):
+    """One group label 0..G−1 per feature from a label array or a list of index arrays."""
+    if isinstance(groups, (list, tuple)) and groups and np.ndim(groups[0]) == 1:
+        sizes = [len(g) for g in groups]
+        index = np.concatenate([np.asarray(g, dtype=int) for g in groups])
+        J = index.size
+        if np.any(np.sort(index) != np.arange(J)):
+            raise ValueError("groups must be disjoint index arrays covering every feature 0..J-1 once")
+        labels = np.empty(J, dtype=int)
+        labels[index] = np.repeat(np.arange(len(groups)), sizes)
+        return labels
+    values = np.asarray(groups)
+    if values.ndim != 1 or values.size == 0:
+        raise ValueError("groups must be a list of index arrays or one label per feature")
+    return np.unique(values, return_inverse=True)[1].astype(int)
+
+
+def project_simplex(v, radius):
+    """Projection onto {x ≥ 0, Σx = radius} (sort-based, Held et al.)."""
+    u = np.sort(v)[::-1]
+    css = np.cumsum(u) - radius
+    k = np.arange(1, v.size + 1)
+    rho = np.nonzero(u - css / k > 0)[0][-1]
+    return np.maximum(v - css[rho] / (rho + 1), 0.0)
+
+
+# --- what a composite subproblem gets from its parts --------------------------------------------
+def composite_certificate(smooth, penalty, w) -> dict:
+    """NumPy optimality of w for min f + g: the largest ``penalty.violation`` (by default the
+    proximal KKT residual ‖w − prox_g(w − ∇f(w), 1)‖∞, zero exactly at the optimum) and the
+    distance to the feasible set."""
+    return {"residual": float(np.max(penalty.violation(w, smooth.gradient(w)), initial=0.0)),
+            "primal_infeasibility": float(penalty.infeasibility(w))}
+
+
+SMOOTH_NEEDS = ("value", "gradient", "n_features")
+PENALTY_NEEDS = ("value", "prox")
+
+
+def undeclared(part, obj, needs) -> list[str]:
+    """``part`` itself if ``obj`` is None, else ``part.<name>`` for each of ``needs`` it lacks."""
+    if obj is None:
+        return [part]
+    return [f"{part}.{n}" for n in needs if not hasattr(obj, n)]
+
+
+def missing_parts(subproblem, smooth=SMOOTH_NEEDS, penalty=PENALTY_NEEDS) -> list[str]:
+    """The parts ``subproblem`` does not declare among ``smooth.<name>`` and ``penalty.<name>``."""
+    return [*undeclared("smooth", getattr(subproblem, "smooth", None), smooth),
+            *undeclared("penalty", getattr(subproblem, "penalty", None), penalty)]
