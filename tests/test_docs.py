@@ -24,7 +24,8 @@ from fsopt.core import checks, solvers
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
-BLOCKS = [(page, i, block) for page in PAGES
+SCRIPTS = {ROOT / "docs" / "extending.md"}  # blocks that run in order as one script (test_extending.py)
+BLOCKS = [(page, i, block) for page in PAGES if page not in SCRIPTS
           for i, block in enumerate(re.findall(r"^```python\n(.*?)^```", page.read_text(), re.S | re.M))]
 PUBLIC = [getattr(fsopt, name) for name in fsopt.__all__]
 

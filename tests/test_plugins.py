@@ -2,40 +2,28 @@
 ``fsopt solvers``, ``fsopt problems``, ``fsopt bench`` and ``fsopt verify``; the groups' loaders."""
 import importlib.metadata
 import os
-import shutil
-import subprocess
 import sys
 from pathlib import Path
 
 import pandas as pd
 import pytest
+from conftest import EXAMPLES, install_example, run_fsopt
 
 from fsopt.core import plugins, solvers
 from fsopt.tools import bench
 from fsopt.tools.cli import _method_clis
 from fsopt.tools.problems import get_problem
 
-EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
-
 
 @pytest.fixture(scope="module")
 def plugin_env(tmp_path_factory):
-    """An environment whose Python sees fsopt-pnewton, pip-installed (wheel built from a copy of
-    the example, so the source tree stays clean) into a target folder: the rest of the test
-    session, possibly running in parallel, never sees the plugin."""
+    """fsopt-pnewton pip-installed where only the subprocesses of these tests see it."""
     tmp = tmp_path_factory.mktemp("plugin")
-    source = shutil.copytree(EXAMPLES / "fsopt_pnewton", tmp / "src")
-    subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation",
-                    "--target", str(tmp / "site"), str(source)], check=True, capture_output=True, timeout=300)
-    path = os.pathsep.join(p for p in [str(tmp / "site"), os.environ.get("PYTHONPATH")] if p)
-    return dict(os.environ, PYTHONPATH=path), tmp
+    return install_example("fsopt_pnewton", tmp), tmp
 
 
 def _fsopt(env, *args, cwd=None):
-    result = subprocess.run([sys.executable, "-m", "fsopt.tools.cli", *args], env=env, cwd=cwd,
-                            capture_output=True, text=True, timeout=600)
-    assert result.returncode == 0, result.stderr
-    return result.stdout
+    return run_fsopt(env, *args, cwd=cwd)
 
 
 def test_installed_plugin_joins_solvers_and_problems(plugin_env):

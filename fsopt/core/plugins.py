@@ -15,6 +15,8 @@ A package extends fsopt, with no change to fsopt, by declaring entry points in i
     my_data = "my_plugin.data:make_data"       #   generator = "my_data"
     [project.entry-points."fsopt.bench_hooks"] # bench hooks a [bench] table may name
     my_hook = "my_plugin.bench:subproblems"    #   subproblems = "my_hook"
+    [project.entry-points."fsopt.subproblems"] # subproblem factories f(X, y, **params) a
+    my_form = "my_plugin.forms:make"           #   problem's [params] subproblem = "my_form" names
 
 A TOML file is data: the generators and hooks it names resolve only through :func:`named`, i.e.
 what code registered (:func:`register`: fsopt's own, or a script's) and the entry points of
@@ -34,7 +36,8 @@ from pathlib import Path
 
 BACKENDS, METHODS, CHECKS, PROBLEMS = "fsopt.backends", "fsopt.methods", "fsopt.checks", "fsopt.problems"
 GENERATORS, BENCH_HOOKS = "fsopt.generators", "fsopt.bench_hooks"
-_REGISTERED = {GENERATORS: {}, BENCH_HOOKS: {}}  # filled by code only (register)
+SUBPROBLEMS = "fsopt.subproblems"  # factories(X, y, **params) -> Subproblem a problem's [params] may name
+_REGISTERED = {GENERATORS: {}, BENCH_HOOKS: {}, SUBPROBLEMS: {}}  # filled by code only (register)
 
 
 def entry_points(group: str) -> list:
@@ -96,8 +99,8 @@ def load_checks():
 
 
 def register(group: str, name: str, func):
-    """Let problem files name ``func`` as ``name`` in ``group`` (:data:`GENERATORS` or
-    :data:`BENCH_HOOKS`); returns ``func`` (usable as a decorator's body)."""
+    """Let problem files name ``func`` as ``name`` in ``group`` (:data:`GENERATORS`,
+    :data:`BENCH_HOOKS` or :data:`SUBPROBLEMS`); returns ``func`` (usable as a decorator's body)."""
     if group not in _REGISTERED:
         raise ValueError(f"unknown group {group!r}; one of {', '.join(sorted(_REGISTERED))}")
     if not isinstance(name, str) or not name or not callable(func):

@@ -13,6 +13,7 @@ def add_arguments(parser):
 
 
 def run(args, problem, X, y) -> int:
+    from ..core.plugins import SUBPROBLEMS, named
     from ..datasets import standardize
     from .estimator import LOGO
     from ..core.figures import save_figure
@@ -26,6 +27,9 @@ def run(args, problem, X, y) -> int:
         params["solver"] = args.solver
     if problem.data.get("standardize", "dataset" in problem.data):
         X = standardize(X)
+    if isinstance(params.get("subproblem"), str):  # a registered factory (X, y, **subproblem_params)
+        factory = named(SUBPROBLEMS, params["subproblem"], f"problem {problem.path}: [params] subproblem")
+        params["subproblem"] = factory(X, y, **params.pop("subproblem_params", {}))
     est = LOGO(progress=args.progress, **params)
     t0 = time.perf_counter()
     est.fit(X, y)
@@ -34,7 +38,8 @@ def run(args, problem, X, y) -> int:
     selected = np.flatnonzero(est.get_support())
     order = selected[np.argsort(est.scores_[selected])[::-1]]
     print(f"problem {problem.name}: {X.shape[0]} samples x {X.shape[1]} features; "
-          f"solver {est.solver}; sigma={est.sigma:g} lam={est.lam:g}")
+          f"solver {est.solver}; sigma={est.sigma:g} "
+          + (f"lam={est.lam:g}" if est.subproblem is None else f"subproblem {est.subproblem.describe()}"))
     print(f"selected {order.size} feature(s) (weight/max > {est.threshold:g}), best first:")
     for j in order[:20]:
         print(f"  feature {j:6d}  weight {est.weights_[j]:.6g}  normalized {est.scores_[j]:.4f}")

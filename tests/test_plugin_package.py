@@ -1,0 +1,67 @@
+"""Issue 17's acceptance: the example plugin package examples/fsopt_irelief, pip-installed, adds a
+method (I-RELIEF), a backend (UNITBALL), a penalty (the adaptive garrote (A) for LOGO) and checks
+with their planted bugs; each runs through the estimator, ``fsopt run``, ``fsopt bench`` and
+``fsopt verify`` with no change to fsopt."""
+import subprocess
+import sys
+
+import pandas as pd
+import pytest
+from conftest import install_example, run_fsopt
+
+
+@pytest.fixture(scope="module")
+def env(tmp_path_factory):
+    return install_example("fsopt_irelief", tmp_path_factory.mktemp("irelief"))
+
+
+def python(env, code):
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr[-3000:]
+    return out.stdout
+
+
+def test_estimators_take_the_plugin_method_backend_and_penalty(env):
+    out = python(env, """
+import numpy as np
+from fsopt import LOGO
+from fsopt.datasets.spiral import make_spiral
+from fsopt_irelief import IRelief
+from fsopt_irelief.penalty import adaptive_garrote
+for turns in (1.0, 1.5):
+    X, y = make_spiral(100, 40, turns=turns, random_state=1)
+    relief = IRelief(n_features_to_select=2).fit(X, y)          # UNITBALL: an installed plugin backend
+    logo = LOGO(subproblem=lambda: adaptive_garrote(X, y)).fit(X, y)
+    print(sorted(relief.selection_.features.tolist()), relief.converged_,
+          sorted(np.argsort(-logo.weights_)[:2].tolist()), logo.converged_)
+""")
+    assert out.split("\n")[:2] == ["[0, 1] True [0, 1] True"] * 2
+
+
+def test_fsopt_run_runs_the_method_and_the_penalty(env):
+    out = run_fsopt(env, "run", "irelief", "--problem", "irelief_spiral")
+    assert "converged" in out and "NOT" not in out and out.split("best features: ")[1][:1] in "01"
+    out = run_fsopt(env, "run", "logo", "--problem", "irelief_adaptive_spiral", "--quiet")
+    assert "subproblem garrote_logistic" in out and "adaptive l1" in out
+    best = [int(line.split()[1]) for line in out.splitlines() if line.strip().startswith("feature")][:2]
+    assert sorted(best) == [0, 1] and "(converged" in out
+
+
+def test_fsopt_bench_compares_solvers_on_the_plugin_subproblems(env, tmp_path):
+    run_fsopt(env, "bench", "--quick", "--problem", "irelief_spiral", "irelief_adaptive_spiral",
+              "--solver", "UNITBALL", "PROXGRAD", "CLARABEL", "--out", str(tmp_path / "study"), "--quiet")
+    frame = pd.read_csv(tmp_path / "study" / "results.csv")
+    ran = frame[(frame["budget"] == "default") & (frame["status"] != "skipped")]
+    assert set(zip(ran["kind"], ran["solver"])) == {("relief_update", "UNITBALL"), ("relief_update", "CLARABEL"),
+                                                    ("garrote_logistic", "PROXGRAD"), ("garrote_logistic", "CLARABEL")}
+    assert ran["solved"].all() and ran["error_to_reference"].max() < 1e-5
+
+
+def test_fsopt_verify_runs_the_plugin_checks_and_catches_its_planted_bugs(env):
+    out = run_fsopt(env, "verify", "--quick", "IRELIEF")
+    assert "3/3 checks passed" in out
+    out = run_fsopt(env, "verify", "--quick", "--solver", "UNITBALL")
+    assert "[PASS] IRELIEF update (R) [solver UNITBALL]" in out and "1 rejected" not in out
+    out = run_fsopt(env, "verify", "--quick", "--mutants", "UNITBALL keeps negative weights",
+                    "adaptive prox ignores c")
+    assert "bugs caught: 2 of 2 (2 by a check's measurement" in out
