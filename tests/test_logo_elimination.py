@@ -44,7 +44,7 @@ def test_iterates_do_not_depend_on_elimination_on_an_oscillating_spiral():
     after 40 iterations); every outer iteration still solves the full-J subproblem, so the
     iterates agree while features leave and re-enter."""
     X, y = make_spiral(230, 2000, turns=1.75, random_state=0)
-    out = elimination_agreement(X, y, theta=0.0, max_iter=5)
+    out = elimination_agreement(X, y, theta=0.0, max_iter=5, working_set=False)
     assert out["same_support"] and out["weight_diff"] <= 1e-3, out
     assert out["dropped"] > 0 and out["reentered"] > 0, out
 
@@ -70,10 +70,10 @@ def test_a_needed_feature_comes_back():
         method.update(method.statistics(w, np.ones_like(active)), w, np.ones_like(active))
         return method.update(method.statistics(planted, active), planted, active)
 
-    method = LogoFixedPoint(X, y, 2.0, GarroteLogistic(1.0), "LBFGSB")
+    method = LogoFixedPoint(X, y, 2.0, GarroteLogistic(1.0), "LBFGSB", working_set=False)
     out = step(method)
     assert 0 in out.reentered and out.iterate[0] > 0 and not active[out.reentered].any()
-    blind = LogoFixedPoint(X, y, 2.0, GarroteLogistic(1.0), "LBFGSB")
+    blind = LogoFixedPoint(X, y, 2.0, GarroteLogistic(1.0), "LBFGSB", working_set=False)
     blind._lower_bound = lambda features: np.full(features.size, np.inf)
     out = step(blind)
     assert out.reentered.size == 0 and out.iterate[0] == 0
