@@ -149,8 +149,10 @@ class FixedPointDriver:
         from the second iteration on (the first point is only a start).  Elimination and the
         stopping rule read T(x), so they do not depend on it.
     max_period : cycles of period 2..max_period are detected: the last k solves each within θ
-        (``method.distance``) of the one k before, while θ_t ≥ θ; the run stops with outcome
-        "cycle(k)" and a ``ConvergenceWarning`` (0 disables the detection).
+        (``method.distance``) of the one k before, while θ_t ≥ θ.  With features eliminated, the
+        check over all features runs first (the cycle may be the working set's); if none
+        re-enters, the run stops with outcome "cycle(k)" and a ``ConvergenceWarning`` (0
+        disables the detection).
     progress : show a tqdm bar.
     """
 
@@ -187,12 +189,15 @@ class FixedPointDriver:
                 change = method.distance(new, iterate)
                 record = Iteration(t, change, step.objective, int(active.sum()), t1 - t0, t2 - t1,
                                    step.records, residual=change)
+                # a cycle on the working set may be one the eliminated features would break
+                cycle = () if change < self.theta else self._cycle(
+                    method, self._remember(solves, t, new, record))
                 if self.prune_below is not None and new.ndim == 1:
                     active = self._reenter(step.reentered, active, below, record)
                     below = np.where(new < self.prune_below, below + 1, 0)
                     record.n_dropped = int((active & (below >= self.prune_patience)).sum())
                     active = active & (below < self.prune_patience)
-                    if record.n_reentered == 0 and (change < self.theta or not active.any()):
+                    if record.n_reentered == 0 and (change < self.theta or not active.any() or cycle):
                         back = self._full_check(method, new, active, record)
                         active = self._reenter(back, active, below, record)
                     new[~active] = 0.0
@@ -201,7 +206,7 @@ class FixedPointDriver:
                 history.append(record)
                 done = record.n_reentered == 0 and (change < self.theta or not active.any())
                 solves = self._remember(solves, t, new, record)
-                cycle = () if done else self._cycle(method, solves)
+                cycle = () if done or record.n_reentered else cycle
                 previous, iterate = iterate, new
                 if accelerator is not None and record.n_reentered:
                     accelerator.reset()  # the problem changed: its memory is of another map
