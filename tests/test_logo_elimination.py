@@ -38,7 +38,7 @@ def test_tight_spiral_answer_does_not_depend_on_elimination():
     about theta; measured: 4.5e-6 apart, 32 iterations each)."""
     X, y = make_spiral(230, 2000, turns=1.75, random_state=0)
     out = assert_same_answer(X, y, lam=2.0, theta=1e-3, max_iter=100)
-    assert out["support"].tolist() == [0, 1] and out["reentered"] > 0
+    assert out["support"].tolist() == [0, 1] and out["dropped"] > 0  # measured: 17 its vs 44
 
 
 def test_iterates_do_not_depend_on_elimination_on_an_oscillating_spiral():
