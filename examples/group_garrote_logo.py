@@ -45,6 +45,6 @@ def fit(X, y, groups, sigma=2.0, lam=1.0, solver="PROXGRAD", **params):
 
 if __name__ == "__main__":
     X, y, groups = paired_spiral()
-    est = fit(X, y, groups, prune_below=None)
+    est = fit(X, y, groups)  # elimination on: groups leave through the penalty's zero_slack
     print(f"converged: {est.converged_} in {est.n_iter_} iterations; "
           f"selected: {est.get_support(indices=True).tolist()} (groups {np.unique(groups[est.get_support()]).tolist()})")

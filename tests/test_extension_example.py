@@ -44,11 +44,15 @@ def test_bench_runs_the_extension(tmp_path, monkeypatch):
     assert frame["error_to_reference"].max() < 1e-6
 
 
-def test_group_garrote_selects_the_spiral_groups():
+def test_group_garrote_selects_the_spiral_groups_with_elimination_on():
     """Each spiral coordinate with its noisy copy forms a group: LOGO with the group garrote keeps
-    exactly those two groups (both members of each), on two sizes of the problem."""
+    exactly those two groups (both members of each), on two sizes of the problem, with elimination
+    on (features dropped through the group penalty's zero_slack) at the fixed point that the run
+    without elimination reaches."""
     for n_per_class, pairs in ((150, 10), (100, 40)):
         X, y, groups = group.paired_spiral(n_per_class, pairs, random_state=1)
-        est = group.fit(X, y, groups, prune_below=None)
+        est, plain = group.fit(X, y, groups), group.fit(X, y, groups, prune_below=None)
         assert est.converged_ and est.get_support(indices=True).tolist() == [0, 1, 2, 3]
+        assert sum(h.n_dropped for h in est.history_) > 0
+        assert np.abs(est.weights_ - plain.weights_).max() <= 1e-2 * plain.weights_.max()
         assert all(r.certified and r.solver == "PROXGRAD" for h in est.history_ for r in h.records)

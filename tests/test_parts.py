@@ -284,8 +284,6 @@ def test_user_subproblem_is_validated_in_fit():
     est = LOGO(subproblem=lambda: "garrote")
     with pytest.raises(TypeError, match="factory returned str"):
         est.fit(X, y)
-    with pytest.raises(ValueError, match="prune_below: elimination .* non-separable penalty"):
-        LOGO(subproblem=GarroteLogistic(penalty=NonnegGroupL1(1.0, np.arange(4) // 2))).fit(X, y)
     with pytest.raises(ValueError, match="'LBFGSB' cannot solve .*declares no penalty.gradient"):
         LOGO(subproblem=GarroteLogistic(penalty=NonnegGroupL1(1.0, np.arange(4) // 2)),
              prune_below=None).fit(X, y)

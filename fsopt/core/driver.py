@@ -10,6 +10,12 @@ Everything a method computes reaches its estimator through the driver, with no s
 and ``round(iterate, active, detail)`` — a pure function of the last iterate and the last
 step's ``detail`` — returns the method's own result type, which :class:`DriverResult` carries as
 ``rounding`` (NMMKL: :class:`fsopt.nmmkl.NMMKLResult`; LFS: :class:`fsopt.lfs.LFSResult`).
+
+Every run ends with a named outcome (``DriverResult.outcome``): "converged" (θ_t < θ with the
+final check passed), "cycle(k)" (the solves repeat with period k ≥ 2 to within θ: no fixed point
+will be reached this way), "max_iter", or "stopped" (the callback).  Each iteration records the
+fixed-point residual ‖T(x) − x‖ / ‖T(x)‖ of the point it evaluated (T(x): the method's update,
+certified solves); an accelerator (:mod:`fsopt.core.acceleration`) may choose the next point.
 Elimination is safe when the method supplies ``kkt_violations``: a feature leaves the statistics
 only while the method can show the subproblem does not need it, and a run converges only once a
 check over all features lets none of the eliminated ones back in.
@@ -25,6 +31,8 @@ from typing import Any, Callable, Generic, TypeVar
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 from tqdm.auto import tqdm
+
+from .acceleration import make_accelerator
 
 _TINY = 1e-300  # the denominator of the relative change when the iterate is 0
 R = TypeVar("R")  # a method's result type (what its ``round`` returns)
@@ -56,7 +64,9 @@ class FixedPointMethod(ABC, Generic[R]):
     """The pieces a method supplies to :class:`FixedPointDriver`; ``R`` is its result type.
 
     ``initial_iterate``, ``statistics`` and ``update`` are required; ``distance``,
-    ``kkt_violations`` and ``round`` have defaults.
+    ``kkt_violations``, ``project`` and ``round`` have defaults.  ``data_passes``: a method that
+    counts its passes over the data (columns read / all columns, cumulative) keeps them here; the
+    driver records each iteration's share (``Iteration.data_passes``).
 
     Examples
     --------
@@ -72,6 +82,8 @@ class FixedPointMethod(ABC, Generic[R]):
     >>> round(float(FixedPointDriver(theta=1e-12).run(Sqrt2()).iterate[0]), 10)
     1.4142135624
     """
+
+    data_passes: float = 0.0
 
     @abstractmethod
     def initial_iterate(self) -> np.ndarray:
@@ -96,6 +108,11 @@ class FixedPointMethod(ABC, Generic[R]):
         the method cannot check (elimination is then final)."""
         return None
 
+    def project(self, iterate: np.ndarray) -> np.ndarray:
+        """The point an accelerator proposed, made a valid iterate (LOGO: onto w ≥ 0); identity
+        by default."""
+        return iterate
+
     def round(self, iterate: np.ndarray, active: np.ndarray, detail: Any) -> R | None:
         """The final stage (NMMKL, LFS: the rounding), from the last iterate, the active features
         and the last step's ``detail``: the method's result, carried as ``DriverResult.rounding``
@@ -119,6 +136,9 @@ class Iteration:
     n_reentered: int = 0  # eliminated features brought back (a failed KKT check) after it
     full_check: bool = False  # the check over all features ran after this iteration ...
     check_time: float = 0.0  # ... taking this long
+    residual: float = float("nan")  # ‖T(x) − x‖ / ‖T(x)‖ at the evaluated x (= change)
+    accelerated: bool = False  # the next point is the accelerator's, not T(x)
+    data_passes: float = 0.0  # passes over the data in this iteration (statistics, update, check)
 
     @property
     def compile_time(self) -> float:
@@ -141,6 +161,8 @@ class DriverResult(Generic[R]):
     converged: bool
     rounding: R | None = None
     rounding_time: float = 0.0
+    outcome: str = "max_iter"  # "converged", "cycle(k)", "max_iter" or "stopped"
+    cycle: tuple = ()  # for "cycle(k)": the iterations of the repeated period
 
     @property
     def n_iter(self) -> int:
@@ -163,6 +185,15 @@ class FixedPointDriver:
         ``method.kkt_violations`` over all eliminated features; if any re-enters, it goes on.
     prune_patience : iterations below ``prune_below`` before a feature is a candidate.
     callback : ``callback(iteration: Iteration, iterate)``; returning True stops the run.
+    acceleration : None (x ← T(x)), "averaging" (x ← ½x + ½T(x)), "anderson" (safeguarded
+        type-I Anderson, memory 5) or an accelerator object (:mod:`fsopt.core.acceleration`);
+        from the second iteration on (the first point is only a start).  Elimination and the
+        stopping rule read T(x), so they do not depend on it.
+    max_period : cycles of period 2..max_period are detected: the last k solves each within θ
+        (``method.distance``) of the one k before, while θ_t ≥ θ.  With features eliminated, the
+        check over all features runs first (the cycle may be the working set's); if none
+        re-enters, the run stops with outcome "cycle(k)" and a ``ConvergenceWarning`` (0
+        disables the detection).
     progress : show a tqdm bar.
 
     Examples
@@ -184,7 +215,8 @@ class FixedPointDriver:
     """
 
     def __init__(self, theta=0.01, max_iter=50, prune_below=None, prune_patience=2,
-                 callback: Callable | None = None, progress=False, desc="fixed point"):
+                 callback: Callable | None = None, progress=False, desc="fixed point",
+                 acceleration=None, max_period=4):
         self.theta = theta
         self.max_iter = max_iter
         self.prune_below = prune_below
@@ -192,18 +224,23 @@ class FixedPointDriver:
         self.callback = callback
         self.progress = progress
         self.desc = desc
+        self.acceleration = acceleration
+        self.max_period = max_period
 
     def run(self, method: FixedPointMethod[R]) -> DriverResult[R]:
         iterate = np.array(method.initial_iterate(), dtype=float)
         active = np.ones(iterate.shape[0] if iterate.ndim == 1 else iterate.shape[-1], dtype=bool)
-        history, converged, stopped, detail = [], False, False, None
+        history, outcome, cycle, solves, detail = [], "max_iter", (), [], None
+        accelerator = make_accelerator(self.acceleration)
+        if accelerator is not None and hasattr(accelerator, "reset"):
+            accelerator.reset()
         below = np.zeros(active.shape, dtype=int)  # consecutive iterations under prune_below
         # a run that stops on θ has no known length: count iterations, show θ_t, estimate nothing
         bar = tqdm(total=self.max_iter if self.theta == 0 else None, desc=self.desc,
                    disable=not self.progress, leave=False)
         try:
             for t in range(1, self.max_iter + 1):
-                t0 = time.perf_counter()
+                t0, passes = time.perf_counter(), method.data_passes
                 stats = method.statistics(iterate, active)
                 t1 = time.perf_counter()
                 step = method.update(stats, iterate, active)
@@ -211,36 +248,89 @@ class FixedPointDriver:
                 new, detail = np.array(step.iterate, dtype=float), step.detail
                 change = method.distance(new, iterate)
                 record = Iteration(t, change, step.objective, int(active.sum()), t1 - t0, t2 - t1,
-                                   step.records)
+                                   step.records, residual=change)
+                # a cycle on the working set may be one the eliminated features would break
+                cycle = () if change < self.theta else self._cycle(
+                    method, self._remember(solves, t, new, record))
                 if self.prune_below is not None and new.ndim == 1:
                     active = self._reenter(step.reentered, active, below, record)
                     below = np.where(new < self.prune_below, below + 1, 0)
                     record.n_dropped = int((active & (below >= self.prune_patience)).sum())
                     active = active & (below < self.prune_patience)
-                    if record.n_reentered == 0 and (change < self.theta or not active.any()):
+                    if record.n_reentered == 0 and (change < self.theta or not active.any() or cycle):
                         back = self._full_check(method, new, active, record)
                         active = self._reenter(back, active, below, record)
                     new[~active] = 0.0
                     record.n_active = int(active.sum())
+                record.data_passes = method.data_passes - passes
                 history.append(record)
-                iterate = new
+                done = record.n_reentered == 0 and (change < self.theta or not active.any())
+                solves = self._remember(solves, t, new, record)
+                cycle = () if done or record.n_reentered else cycle
+                previous, iterate = iterate, new
+                if accelerator is not None and record.n_reentered:
+                    accelerator.reset()  # the problem changed: its memory is of another map
+                elif accelerator is not None and t > 1 and not done and not cycle:
+                    iterate = np.array(method.project(accelerator.propose(previous, new)), dtype=float)
+                    if iterate.ndim == 1:
+                        iterate[~active] = 0.0
+                    record.accelerated = True
                 bar.update(1)
                 bar.set_postfix(change=f"{change:.3g}", active=record.n_active)
-                stopped = bool(self.callback(record, iterate)) if self.callback else False
-                if record.n_reentered == 0 and (change < self.theta or not active.any()):
-                    converged = True  # nothing left to move: a fixed point
-                    break
-                if stopped:
+                stopped = bool(self.callback(record, new)) if self.callback else False
+                if done or cycle or stopped:
+                    iterate = new  # the last solve's output, whatever the accelerator proposed
+                    outcome = "converged" if done else f"cycle({len(cycle)})" if cycle else "stopped"
                     break
         finally:
             bar.close()
-        if not converged and not stopped and self.theta > 0:
-            warnings.warn(f"{self.desc}: the fixed point did not converge in max_iter={self.max_iter} "
-                          f"outer iterations (last theta_t = {history[-1].change:.3g}, "
-                          f"theta = {self.theta:g})", ConvergenceWarning, stacklevel=3)
+        if outcome.startswith("cycle"):
+            warnings.warn(f"{self.desc}: stopped at a cycle: {outcome}, the solves of iterations "
+                          f"{', '.join(map(str, cycle))} repeat (each within theta = {self.theta:g} of "
+                          f"the one {len(cycle)} before; last theta_t = {history[-1].change:.3g}); "
+                          f"acceleration='averaging' or 'anderson' may converge", ConvergenceWarning,
+                          stacklevel=3)
+        elif outcome == "max_iter" and self.theta > 0:
+            warnings.warn(f"{self.desc}: max_iter: the fixed point did not converge in "
+                          f"max_iter={self.max_iter} outer iterations (last theta_t = "
+                          f"{history[-1].change:.3g}, theta = {self.theta:g})", ConvergenceWarning,
+                          stacklevel=3)
         t0 = time.perf_counter()
         rounding = method.round(iterate, active, detail)
-        return DriverResult(iterate, active, history, converged, rounding, time.perf_counter() - t0)
+        return DriverResult(iterate, active, history, outcome == "converged", rounding,
+                            time.perf_counter() - t0, outcome=outcome, cycle=cycle)
+
+    def _remember(self, solves, t, new, record):
+        """The last 2·max_period solves (sparse copies) for the cycle detection; a re-entry
+        changes the problem, so what came before it is forgotten."""
+        if self.max_period < 2:
+            return solves
+        solves = [] if record.n_reentered else solves[-(2 * self.max_period - 1):]
+        nz = np.flatnonzero(new) if new.ndim == 1 else None
+        return solves + [(t, new.shape, nz, new[nz] if nz is not None else new.copy(), record.change)]
+
+    def _cycle(self, method, solves):
+        """The iterations of the shortest period k ≥ 2 whose last k solves each repeat the one k
+        before to within θ while θ_t does not shrink (summed over the period, by less than 10%:
+        an oscillation that converges is no cycle), or () (period 1 is convergence)."""
+        def dense(entry):
+            _, shape, nz, values, _ = entry
+            if nz is None:
+                return values
+            out = np.zeros(shape)
+            out[nz] = values
+            return out
+
+        for k in range(2, self.max_period + 1):
+            if len(solves) < 2 * k:
+                break
+            last, before = solves[-k:], solves[-2 * k:-k]
+            if sum(e[4] for e in last) < 0.9 * sum(e[4] for e in before):
+                continue
+            if all(method.distance(dense(solves[-i]), dense(solves[-i - k])) < self.theta
+                   for i in range(1, k + 1)):
+                return tuple(entry[0] for entry in solves[-k:])
+        return ()
 
     @staticmethod
     def _reenter(features, active, below, record):

@@ -1,9 +1,11 @@
 """The units of X: one global scale, so that no result depends on them.
 
-Every estimator divides X by its *typical spread* s — the median standard deviation of the
-non-constant features, taken as exactly 1 within 1e-12 of it — right after validating it, and maps its unit-bearing outputs back
+Every estimator divides X by its *typical spread* s — the median over the non-constant features
+of a robust spread (interquartile range / 1.349, the standard deviation where the quartiles
+coincide), taken as exactly 1 within 1e-12 of it — right after validating it, so that no single
+row (an outlier at 10⁶) decides the units, and maps its unit-bearing outputs back
 (LOGO's weights ×1/s, LFS's radii ×s).  So σ (LOGO, LFS), τ and C (NMMKL) are in units of the
-data's typical spread: on standardized data s = 1 and nothing changes; on X·c every selection
+data's typical spread: on normal data s ≈ 1 (its standard deviation); on X·c every selection
 is the one on X.  One scale for all features keeps their relative scales (which the methods
 use); a per-feature standardization would change the problem and is left to the user.
 Constant features (max = min) carry no information: :func:`constant_features` finds them and
@@ -23,38 +25,34 @@ def constant_features(X) -> np.ndarray:
     return np.ptp(X, axis=0) == 0
 
 
+_NORMAL_IQR = 1.3489795003921634  # interquartile range of N(0, 1): IQR / this estimates σ
+
+
 def typical_spread(X) -> float:
-    """Median standard deviation of the non-constant columns of X (overflow-safe), read one column
-    block at a time (dense, sparse, dask, zarr or h5py X; no copy of X)."""
+    """Median over the non-constant columns of X of a per-column spread that one row cannot move:
+    the interquartile range / 1.349 (σ for normal data), or, where the quartiles coincide (a
+    column zero in over half its rows, binary columns), the standard deviation.  Overflow-safe
+    (each column divided by its largest |x| first); read one column block at a time (dense,
+    sparse, dask, zarr or h5py X; no copy of X).  One outlier row moves no quartile by more than
+    one rank, so it cannot rescale the other rows (the standard deviation it replaces could:
+    one row at 10³ among 60 N(0, 1) rows made it ≈ 130)."""
     from .blocks import column_blocks
 
-    if sp.issparse(X):
-        return _typical_spread_sparse(X)
-    stds = []
+    spreads = []
     for _, _, block in column_blocks(X):
         block = block.astype(np.float64, copy=False)
-        top = np.max(np.abs(block), axis=0)
         varying = np.ptp(block, axis=0) > 0
-        top, block = top[varying], block[:, varying]
-        stds.append((block / top).std(axis=0) * top)  # per column: squares neither over- nor underflow
-    stds = np.concatenate(stds) if stds else np.zeros(0)
-    if not stds.size:
+        block = block[:, varying]
+        top = np.max(np.abs(block), axis=0)
+        unit = block / top  # per column: squares and differences neither over- nor underflow
+        q1, q3 = np.percentile(unit, [25, 75], axis=0)
+        spread = np.where(q3 > q1, (q3 - q1) / _NORMAL_IQR, unit.std(axis=0))
+        spreads.append(spread * top)
+    spreads = np.concatenate(spreads) if spreads else np.zeros(0)
+    if not spreads.size:
         raise ValueError(f"X has no non-constant feature (all {X.shape[1]} columns are constant); "
                          "there is nothing to select from")
-    return float(np.median(stds))
-
-
-def _typical_spread_sparse(X) -> float:
-    varying = ~constant_features(X)
-    if not varying.any():
-        raise ValueError(f"X has no non-constant feature (all {X.shape[1]} columns are constant); "
-                         "there is nothing to select from")
-    Xv = sp.csc_matrix(X)[:, np.flatnonzero(varying)]
-    top = abs(Xv).max(axis=0).toarray().ravel()
-    Y = sp.csc_matrix(Xv @ sp.diags(1.0 / top))
-    mean = np.asarray(Y.mean(axis=0)).ravel()
-    std = np.sqrt(np.maximum(np.asarray(Y.multiply(Y).mean(axis=0)).ravel() - mean**2, 0.0))
-    return float(np.median(std * top))
+    return float(np.median(spreads))
 
 
 def unit_scale(X) -> float:

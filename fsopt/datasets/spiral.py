@@ -6,8 +6,14 @@ import numpy as np
 from ..core.validation import check_random_state_seed
 
 
-def make_spiral(n_per_class=230, n_irrelevant=0, turns=1.0, noise=0.05, random_state=None):
-    """Two interleaved arms of Fermat's spiral r = √θ, θ ∈ (0, 2π·turns], one arm per class.
+_SHAPES = {"fermat": np.sqrt, "archimedean": lambda theta: theta}  # r(θ) of each arm
+
+
+def make_spiral(n_per_class=230, n_irrelevant=0, turns=1.0, noise=0.05, random_state=None,
+                shape="fermat"):
+    """Two interleaved arms of a spiral, θ ∈ (0, 2π·turns], one arm per class: Fermat's r = √θ
+    (the paper's, ``shape="fermat"``) or Archimedes' r = θ (``shape="archimedean"``: arms
+    equally spaced, so the outer turns are farther apart and the inner ones closer than Fermat's).
 
     Columns 0 and 1 are the relevant coordinates, standardized to unit variance (so their scale
     matches the N(0, 1) irrelevant columns that follow).  Labels are ±1.  The paper does not give
@@ -23,9 +29,11 @@ def make_spiral(n_per_class=230, n_irrelevant=0, turns=1.0, noise=0.05, random_s
         raise ValueError(f"n_per_class must be >= 2; got {n_per_class}")
     if not turns > 0:
         raise ValueError(f"turns must be > 0; got {turns}")
+    if shape not in _SHAPES:
+        raise ValueError(f"shape must be one of {sorted(_SHAPES)}; got {shape!r}")
     rng = check_random_state_seed(random_state)
     theta = 2 * np.pi * turns * np.sqrt(rng.uniform(0.0, 1.0, size=2 * n_per_class)) + 0.3
-    r = np.sqrt(theta)
+    r = _SHAPES[shape](theta)
     sign = np.repeat([1.0, -1.0], n_per_class)
     xy = sign[:, None] * np.column_stack([r * np.cos(theta), r * np.sin(theta)])
     xy += noise * rng.standard_normal(xy.shape)

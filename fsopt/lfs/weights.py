@@ -26,7 +26,8 @@ def neighbour_weights(X, y, sets, sigma=1.0):
         D = pairwise_distances_in(X, np.flatnonzero(sets[k]))
         d_same = np.where(same_not_self, D, np.inf).min(axis=1, keepdims=True)
         d_other = np.where(~same, D, np.inf).min(axis=1, keepdims=True)
-        W += np.exp(-(D - np.where(same, d_same, d_other)) / sigma)
+        # D − d^min ≥ 0 except on the diagonal (j = i, unused by (5)), where exp(d^min/σ) could overflow
+        W += np.exp(-np.maximum(D - np.where(same, d_same, d_other), 0.0) / sigma)
     return W / N
 
 

@@ -9,7 +9,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 from sklearn.feature_selection import SelectorMixin
-from sklearn.utils._param_validation import Interval
+from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from ..core.blocks import check_blockwise, is_blockwise
@@ -43,10 +43,14 @@ class LOGO(SelectorMixin, BaseEstimator):
         raises ``sklearn.exceptions.ConvergenceWarning``.
     max_iter : at most this many outer iterations.
     prune_below : elimination (paper: 1e-8).  A weight below this for ``prune_patience``
-        consecutive outer iterations leaves the statistics only while the KKT condition of the
-        garrote subproblem at w_j = 0 can be shown (a bound on how far ∂_j can move, then an
-        exact check); before the run converges every eliminated feature is checked exactly at
-        the final weights and those that would enter come back.  ``None`` disables it.
+        consecutive outer iterations leaves the working set: the fixed point iterates on the
+        others, and when it has converged every eliminated feature is checked exactly (one pass
+        of z̄ over them); those whose KKT condition at w_j = 0 fails come back and the iteration
+        goes on (``fsopt.logo.method``).  ``None`` disables it.  ``history_[t].data_passes``:
+        the passes over X of each iteration.
+    working_set : True (default): as above.  False: every outer iteration solves the subproblem
+        over all J features, eliminated ones kept out by a bound on their KKT condition (the
+        iterates are those without elimination; costlier when features re-enter often).
     threshold : get_support keeps features whose weight / max weight exceeds this (paper: 0.01).
     w0 : initial weights (default all ones), nonnegative, not all zero.
     subproblem : a user's LOGO subproblem instead of the garrote (7)/(8) that ``lam``/``beta``
@@ -60,6 +64,8 @@ class LOGO(SelectorMixin, BaseEstimator):
         naming the missing part.
     solver_options : common options ``tol``, ``max_iter``, ``verbose`` plus backend-specific ones.
     callback : called as ``callback(iteration, w)`` after each outer iteration; True stops.
+    acceleration : of the fixed point: None, "averaging" (w ← ½w + ½T(w)) or "anderson"
+        (safeguarded type-I); see :mod:`fsopt.core.acceleration` and docs/logo-scale.md.
     progress : show a progress bar.
 
     X may be a NumPy array, scipy.sparse, or a dask / zarr / h5py array read one column block at
@@ -73,6 +79,8 @@ class LOGO(SelectorMixin, BaseEstimator):
         features eliminated / re-entered after each iteration: ``n_dropped``, ``n_reentered``).
     n_iter_, converged_ : outer iterations done, and whether θ_t < theta was reached with the
         final check over all features passed (no eliminated feature would enter).
+    outcome_ : "converged", "cycle(k)" (the solves repeat with period k), "max_iter" or
+        "stopped" (the callback); each ``history_`` row has the residual ‖T(w) − w‖/‖T(w)‖.
     n_features_in_, feature_names_in_ : as in scikit-learn (names when X is a DataFrame).
 
     Examples
@@ -104,12 +112,14 @@ class LOGO(SelectorMixin, BaseEstimator):
         "callback": [callable, None],
         "progress": ["boolean"],
         "subproblem": [Subproblem, callable, None],
+        "acceleration": [StrOptions({"averaging", "anderson"}), None],
+        "working_set": ["boolean"],
     }
 
     def __init__(self, sigma=2.0, lam=1.0, beta=None, solver="LBFGSB", fallback=(),
-                 check_against=None, theta=0.01, max_iter=50, prune_below=1e-8, prune_patience=2,
+                 check_against=None, theta=0.01, max_iter=50, prune_below=1e-8, prune_patience=1,
                  threshold=0.01, w0=None, solver_options=None, callback=None, progress=False,
-                 subproblem=None):
+                 subproblem=None, acceleration=None, working_set=True):
         self.sigma = sigma
         self.lam = lam
         self.beta = beta
@@ -126,6 +136,8 @@ class LOGO(SelectorMixin, BaseEstimator):
         self.callback = callback
         self.progress = progress
         self.subproblem = subproblem
+        self.acceleration = acceleration
+        self.working_set = working_set
 
     @transactional_fit
     def fit(self, X, y):
@@ -137,12 +149,6 @@ class LOGO(SelectorMixin, BaseEstimator):
         else:  # dense or CSR/CSC (the statistics read sparse X one column block at a time)
             X, y = validate_fit(self, X, y, accept_sparse=("csr", "csc"), min_per_class=2)
         subproblem = self._make_subproblem()
-        penalty = getattr(subproblem, "penalty", None)
-        if self.prune_below is not None and penalty is not None \
-                and not getattr(penalty, "separable", False) and getattr(subproblem, "beta", None) is None:
-            raise ValueError(f"prune_below: elimination checks one feature at a time, which the "
-                             f"non-separable penalty of {subproblem.describe()} does not allow; "
-                             f"set prune_below=None")
         solver, *fallback = [resolve_solver(name, subproblem, self.solver_options)  # once per fit,
                              for name in (self.solver, *self.fallback)]  # before any work
         check_against = None if self.check_against is None else \
@@ -153,11 +159,13 @@ class LOGO(SelectorMixin, BaseEstimator):
             X, stat_scale = rescale(X)[0], 1.0
         w0 = self._check_w0(X.shape[1])
         method = LogoFixedPoint(X, y, self.sigma, subproblem, solver, fallback, w0=w0,
-                                check_against=check_against, x_scale=stat_scale)
+                                check_against=check_against, x_scale=stat_scale,
+                                working_set=self.working_set)
         driver = FixedPointDriver(theta=self.theta, max_iter=self.max_iter,
                                   prune_below=self.prune_below,
                                   prune_patience=self.prune_patience, callback=self.callback,
-                                  progress=self.progress, desc="LOGO")
+                                  progress=self.progress, desc="LOGO",
+                                  acceleration=self.acceleration)
         result = driver.run(method)
         if not np.any(result.iterate > 0):
             warnings.warn(f"LOGO: every weight is zero ({subproblem.describe()}: penalty too large "
@@ -166,6 +174,7 @@ class LOGO(SelectorMixin, BaseEstimator):
         self.history_ = result.history
         self.n_iter_ = result.n_iter
         self.converged_ = result.converged
+        self.outcome_ = result.outcome
         return self
 
     def _make_subproblem(self):

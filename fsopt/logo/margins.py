@@ -11,6 +11,8 @@ scipy.sparse) is summed one column block at a time (:mod:`fsopt.core.blocks`).
 """
 from __future__ import annotations
 
+import os
+
 import numba
 import numpy as np
 
@@ -23,6 +25,16 @@ _Z_BLOCK = 512  # at most this many columns per task of z̄: the per-pair work a
 # benchmarks/fma_peak.py; 1024 was faster in some runs and slower in one (float64)
 
 
+def kernel_threads():
+    """Threads for the compiled kernels: the CPUs this process may run on
+    (``os.sched_getaffinity``: a taskset, cgroup cpuset or batch allocation), at most numba's
+    pool (``NUMBA_NUM_THREADS``, which counts every CPU of the machine and would oversubscribe
+    a restricted process).  Work is split into 4 tasks per thread (z̄) or row pairs (distances),
+    so a thread slowed by another process holds up at most its last task."""
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    return max(1, min(cpus, numba.config.NUMBA_NUM_THREADS))
+
+
 def weighted_manhattan(X, w, out=None):
     """D[n, i] = Σ_j w_j |x_nj − x_ij| for w ≥ 0, in float64 (compiled, both cores, no copy of X).
 
@@ -32,6 +44,7 @@ def weighted_manhattan(X, w, out=None):
         return weighted_manhattan_blockwise(X, np.asarray(w))
     X = np.ascontiguousarray(X)
     D = np.zeros((X.shape[0], X.shape[0])) if out is None else out
+    numba.set_num_threads(kernel_threads())
     _weighted_cityblock(X, np.ascontiguousarray(w, dtype=X.dtype), _BLOCK, D)
     return D
 
@@ -124,6 +137,7 @@ def signed_abs_sum(A, X):
         return signed_abs_sum_blockwise(A, X)
     dtype = np.float32 if X.dtype == np.float32 else np.float64
     X = np.ascontiguousarray(X, dtype=dtype)
+    numba.set_num_threads(kernel_threads())
     tasks = 4 * numba.get_num_threads()  # enough column blocks to keep every core busy
     block = min(_Z_BLOCK, _BLOCK * max(1, -(-X.shape[1] // (_BLOCK * tasks))))
     return _signed_abs_sum(np.ascontiguousarray(A, dtype=dtype), X, block)

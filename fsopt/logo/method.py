@@ -3,7 +3,20 @@ elimination of features.
 
 A feature j left out of the statistics is fixed at w_j = 0.  That is the subproblem's optimum
 (the full-J garrote (7) at the current z̄) exactly when its KKT condition holds at w_j = 0:
-    ∂_j = λ − Σ_n s_n z̄_nj ≥ −tol,      s_n = σ(−wᵀz̄_n)      (form (8): ∂_j + ν ≥ −tol)
+    slack_j = penalty.zero_slack(0, g)_j ≥ −tol,   g_j = −Σ_n s_n z̄_nj,  s_n = σ(−wᵀz̄_n)
+(ℓ1 with w ≥ 0: slack_j = λ + g_j = ∂_j; form (8): ∂_j + ν).  A user's subproblem supplies
+``penalty.zero_slack`` (nondecreasing in g, one coordinate at a time: a lower bound of g gives
+a lower bound of the slack); a subproblem without ``penalty`` uses ``penalty_weight() + g``.
+
+Working set (default, ``working_set=True``; the outer analogue of glmnet's strong rules with a
+final KKT check, celer and skglm): the fixed point iterates on the active features only (z̄ of
+those columns, distances over the nonzero weights: cheap), and the eliminated ones wait for the
+driver's check over all features when the working set has converged — one full pass of z̄ per
+working-set round; the violators enter and the iteration goes on.  The intermediate iterates
+are then those of the working set's problem; the final one is certified over all J.
+``working_set=False``: every update solves the full-J subproblem, eliminated features kept out
+by the bound below (costlier when many re-enter: each one's z̄ column is recomputed).
+
 Between the solve where ∂_j was last computed exactly (s⁰, z̄⁰, A⁰ with A = P_miss − P_hit,
 eqs 3–5) and now,
     ∂_j − ∂⁰_j = −Σ_n (s_n − s⁰_n) z̄⁰_nj − Σ_n s_n (z̄_nj − z̄⁰_nj),
@@ -48,10 +61,13 @@ class LogoFixedPoint(FixedPointMethod):
 
     ``x_scale``: the statistics are those of X / x_scale without forming it (distances and z̄ are
     linear in X: the kernel width becomes σ·x_scale and z̄ is divided by x_scale).
+
+    ``working_set``: see the module docstring.  ``data_passes`` counts the columns of X read
+    (distances and z̄ alike) divided by J, cumulative; the driver records it per iteration.
     """
 
     def __init__(self, X, y, sigma, subproblem, solver, fallback=(), solver_options=None, w0=None,
-                 check_against=None, check_tol=(1e-6, 1e-3), x_scale=1.0):
+                 check_against=None, check_tol=(1e-6, 1e-3), x_scale=1.0, working_set=True):
         self.X, self.y, self.sigma, self.x_scale = X, y, sigma, x_scale
         self.subproblem = subproblem
         self.solver, *self.fallback = [as_resolved(name, subproblem, solver_options)
@@ -60,11 +76,14 @@ class LogoFixedPoint(FixedPointMethod):
         self.check_against = None if check_against is None else \
             as_resolved(check_against, subproblem, solver_options)
         self.check_tol = check_tol
+        self.working_set = working_set
+        self.data_passes = 0.0
+        self._weights = None  # the last solve's weights over all J (held columns; 0 elsewhere)
         J = X.shape[1]
         self._A = self._s = None  # the last subproblem's coefficients A and sigmoids s
         self._row_drift = np.zeros(X.shape[0])  # Σ_t ‖A_n⁽ᵗ⁾ − A_n⁽ᵗ⁻¹⁾‖₁ since the start
         self._epochs = []  # per solve: (s, row drift then)
-        self._grad = np.zeros(J)  # ∂_j at its last exact evaluation, ...
+        self._grad = np.zeros(J)  # g_j (+ ν) at its last exact evaluation, ...
         self._znorm = np.zeros(J)  # ... ‖z̄_j‖₂ then, ...
         self._epoch = np.full(J, -1)  # ... and the epoch it belongs to (-1: never computed)
         self._range = None
@@ -77,6 +96,7 @@ class LogoFixedPoint(FixedPointMethod):
         """(A, held, z̄ of the held columns): every active column while they fit in memory, else
         the nonzero ones, else (w⁽⁰⁾ dense) those with the smallest ∂_j at w = 0 (one stream)."""
         A = margin_coefficients(self.X, self.y, iterate, self.sigma * self.x_scale)  # w = 0 off the active set
+        self.data_passes += np.count_nonzero(iterate > 0) / iterate.size
         N, limit = self.X.shape[0], _HELD_ELEMENTS // self.X.shape[0]
         if active.sum() <= limit:
             X = self.X if active.all() else take_columns(self.X, active)  # no copy while nothing is eliminated
@@ -89,25 +109,28 @@ class LogoFixedPoint(FixedPointMethod):
 
     def update(self, stats, iterate, active):
         """Solve the garrote subproblem over the held columns; if another feature's KKT condition
-        cannot be shown at the solution, compute its z̄ column (kept for the rest of this update
-        while memory allows) and, if it violates, solve again with it (warm-started) until none
-        does: the result is the full-J subproblem's solution."""
+        (working set: another active feature's) cannot be shown at the solution, compute its z̄
+        column (kept for the rest of this update while memory allows) and, if it violates, solve
+        again with it (warm-started) until none does: the result is the subproblem's solution over
+        the active features (``working_set=False``: over all J)."""
         A, cols, Z = stats
-        unchecked = np.ones(iterate.size, dtype=bool)
+        unchecked = active.copy() if self.working_set else np.ones(iterate.size, dtype=bool)
         unchecked[cols] = False
-        unchecked = np.flatnonzero(unchecked)  # not held, no exact column yet in this update
+        unchecked = np.flatnonzero(unchecked)  # not held (working set: active), no exact column yet
         pool, Z_pool = unchecked[:0], np.empty((Z.shape[0], 0))  # not held, exact column known
         warm, records = iterate[cols], []
         while True:
-            self.subproblem.set_margins(Z)
+            self.subproblem.set_margins(Z, columns=cols)
             self.subproblem.warm_start = warm
             record = self.subproblem.solve(self.solver, fallback=self.fallback)
             records.append(record)
             w = record.solution["w"]
+            self._weights = np.zeros(iterate.size)
+            self._weights[cols] = w
             self._new_epoch(A, expit(-(self.subproblem.Z @ w)))
             # ‖z̄_j‖ depends on A only: the held columns' norms once per update (entrants come
             # from the pool, whose norms _stream set), the pool's never again
-            self._set_reference(cols, self._reduced_gradient(self.subproblem.gradient(w), w),
+            self._set_reference(cols, self._reduced_gradient(self._smooth_gradient(w), w),
                                 Z if len(records) == 1 else None)
             tol = self._tolerance(w)
             self._set_reference(pool, self._gradient_of(Z_pool))
@@ -117,7 +140,7 @@ class LogoFixedPoint(FixedPointMethod):
                 kept, Z_kept = self._stream(unsure, room)  # the working set may double
                 unchecked = np.setdiff1d(unchecked, kept, assume_unique=True)
                 pool, Z_pool = np.concatenate([pool, kept]), np.hstack([Z_pool, Z_kept])
-            enter = self._grad[pool] < -tol
+            enter = self._slack(self._grad[pool], pool) < -tol
             if not enter.any():
                 break
             cols, Z = np.concatenate([cols, pool[enter]]), np.hstack([Z, Z_pool[:, enter]])
@@ -146,9 +169,10 @@ class LogoFixedPoint(FixedPointMethod):
             used += take
             if take == cols.size or not slots.size:
                 continue
-            rest = np.flatnonzero(self._grad[cols[take:]] < self._grad[slots].max()) + take
+            held, new = self._slack(self._grad[slots], slots), self._slack(self._grad[cols[take:]], cols[take:])
+            rest = np.flatnonzero(new < held.max()) + take
             if rest.size:  # the best of the held and the rest, written over the worst slots
-                both = np.concatenate([self._grad[slots], self._grad[cols[rest]]])
+                both = np.concatenate([held, new[rest - take]])
                 best = np.argpartition(both, slots.size - 1)[:slots.size]
                 incoming = rest[best[best >= slots.size] - slots.size]
                 free = np.setdiff1d(np.arange(slots.size), best[best < slots.size])
@@ -171,14 +195,14 @@ class LogoFixedPoint(FixedPointMethod):
         self._epoch[cols] = len(self._epochs) - 1
 
     def _lower_bound(self, out):
-        """The bound of the module docstring on ∂_j for the features ``out``."""
+        """The bound of the module docstring on g_j (+ ν) for the features ``out``."""
         ds = np.array([np.linalg.norm(self._s - s0) for s0, _ in self._epochs])
         dA = np.array([0.5 * self._s @ (self._row_drift - c0) for _, c0 in self._epochs])
         e = self._epoch[out]
         return self._grad[out] - ds[e] * self._znorm[out] - dA[e] * self._range[out]
 
     def _reduced_gradient(self, g, w):
-        """∂_j + ν, ν the multiplier of ‖w‖₁ ≤ β in form (8) (0 for form (7))."""
+        """g_j + ν, ν the multiplier of ‖w‖₁ ≤ β in form (8) (0 for form (7))."""
         if getattr(self.subproblem, "beta", None) is None or not np.any(w > 0):
             return g
         self._nu = max(0.0, -float(np.mean(g[w > 0])))
@@ -197,6 +221,10 @@ class LogoFixedPoint(FixedPointMethod):
                                       f"{gap:.3g} (tolerance {self.check_tol[0]:g}), weight "
                                       f"difference {diff:.3g} (tolerance {self.check_tol[1]:g})")
 
+    def project(self, iterate):
+        """An accelerated point onto w ≥ 0 (the distances need nonnegative weights)."""
+        return np.maximum(iterate, 0.0)
+
     def kkt_violations(self, iterate, active):
         """Every eliminated feature checked exactly against the last subproblem (streamed in column
         blocks of z̄): those with ∂_j < −tol at w_j = 0 (tol = the certificate's,
@@ -204,10 +232,11 @@ class LogoFixedPoint(FixedPointMethod):
         this solve are not computed twice."""
         out, tol = np.flatnonzero(~active), self._tolerance(iterate)
         self._stream(out[self._epoch[out] != len(self._epochs) - 1], keep=0)
-        return out[self._grad[out] < -tol]
+        return out[self._slack(self._grad[out], out) < -tol]
 
     def _zbar(self, A, X):
         """z̄ of the columns X of X / x_scale (eq. 3)."""
+        self.data_passes += X.shape[1] / self.X.shape[1]
         Z = signed_abs_sum(A, X)
         return Z if self.x_scale == 1.0 else Z / self.x_scale
 
@@ -221,8 +250,31 @@ class LogoFixedPoint(FixedPointMethod):
         return self.subproblem.certificate_tol * max(1.0, float(w.max(initial=0.0)))
 
     def _gradient_of(self, Z):
-        """∂_j (+ ν) at w_j = 0 for the z̄ columns Z, at the last solve."""
-        return self.subproblem.penalty_weight() - Z.T @ self._s + self._nu
+        """g_j (+ ν) at w_j = 0 for the z̄ columns Z, at the last solve."""
+        return self._nu - Z.T @ self._s
+
+    def _smooth_gradient(self, w):
+        """∇f(w) of the held columns: ``subproblem.smooth.gradient``, else gradient − λ."""
+        smooth = getattr(self.subproblem, "smooth", None)
+        if smooth is not None:
+            return smooth.gradient(w)
+        return self.subproblem.gradient(w) - self.subproblem.penalty_weight()
+
+    def _slack(self, g, index):
+        """How far w_j = 0 is optimal for the features ``index`` given (a lower bound of) their
+        smooth gradient g: the penalty's ``zero_slack`` (a separable one restricted to ``index``; a
+        non-separable one, e.g. a group penalty, on the whole vector: the held weights, the best
+        known gradients, −inf where none is known yet), else λ + g."""
+        penalty = getattr(self.subproblem, "feature_penalty", None) or getattr(self.subproblem, "penalty", None)
+        if penalty is None:
+            return self.subproblem.penalty_weight() + g
+        if getattr(penalty, "separable", True):
+            part = penalty if penalty.n_features is None else penalty.restrict(index)
+            return np.asarray(part.zero_slack(np.zeros_like(g), g), dtype=float)
+        grad = np.where(self._epoch >= 0, self._grad, -np.inf)
+        grad[index] = g
+        weights = self._weights if self._weights is not None else np.zeros(grad.size)
+        return np.asarray(penalty.zero_slack(weights, grad), dtype=float)[index]
 
     def _unsure(self, out, tol):
         """The features of ``out`` whose KKT condition the bound cannot show (never computed, or
@@ -232,5 +284,5 @@ class LogoFixedPoint(FixedPointMethod):
         if self._range is None:
             self._range = column_ranges(self.X) / self.x_scale
         known = out[self._epoch[out] >= 0]
-        sure = known[self._lower_bound(known) >= -tol]
+        sure = known[self._slack(self._lower_bound(known), known) >= -tol]
         return np.setdiff1d(out, sure, assume_unique=True)

@@ -1,0 +1,115 @@
+"""LOGO's fixed point with and without acceleration (issue 19): outcomes, iterations, and the same
+fixed point wherever both converge.
+
+    python benchmarks/logo_convergence.py [--data DATA_DIR] [--cases colon uci duplicated spirals]
+                                          [--max-iter 100] [--irrelevant 200]
+
+- colon: leave-one-out, all 62 folds, genes z-scored on the training part, σ = 5, λ = 1.
+- uci: heart, ionosphere, sonar in the logo-uci protocol (stratified random splits of the paper's
+  training size, else min(120, N/2); ``--irrelevant`` N(0, 1) features per split; z-scored on
+  the training part; σ = 2, λ = 1), 10 splits.
+- duplicated: every row twice (np.r_[X, X]) against X: spiral (Fermat, 1 turn, 300 irrelevant),
+  the first Colon fold, the first heart split; the selections must be equal.
+- spirals: Fermat 1, 1.5, 1.75 turns and Archimedes 1.75 turns, 2,000 irrelevant, σ = 2, λ = 1.
+Each fit: acceleration None, "averaging", "anderson" (default theta = 0.01, max_iter 100).
+"""
+import argparse
+import warnings
+
+import numpy as np
+
+ACCELERATIONS = (None, "averaging", "anderson")
+
+
+def fit(X, y, acceleration, sigma, max_iter):
+    from fsopt import LOGO
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the outcome is reported
+        return LOGO(sigma=sigma, lam=1.0, max_iter=max_iter, acceleration=acceleration).fit(X, y)
+
+
+def compare(problems, sigma, max_iter):
+    """{acceleration: [fit per problem]} and the agreement with the plain iteration."""
+    fits = {acc: [fit(X, y, acc, sigma, max_iter) for X, y in problems] for acc in ACCELERATIONS}
+    rows = []
+    for acc, ests in fits.items():
+        outcomes = [e.outcome_ for e in ests]
+        conv = [e.converged_ for e in ests]
+        its = [e.n_iter_ for e in ests if e.converged_]
+        both = [(e, r) for e, r in zip(ests, fits[None]) if e.converged_ and r.converged_]
+        same = sum(np.array_equal(e.get_support(), r.get_support()) for e, r in both)
+        diff = max((np.abs(e.weights_ - r.weights_).max() / r.weights_.max() for e, r in both),
+                   default=float("nan"))
+        residuals = [f"{e.history_[-1].residual:.3g}" for e in ests if not e.converged_]
+        others = sorted({o for o in outcomes if o != "converged"})
+        rows.append(f"{acc or 'none'} | {sum(conv)}/{len(ests)} | "
+                    f"{np.median(its) if its else float('nan'):g} / {max(its, default=0)} | "
+                    f"{', '.join(f'{o}: {outcomes.count(o)}' for o in others) or '-'} | "
+                    f"{' '.join(residuals) or '-'} | {same}/{len(both)} | {diff:.1e}")
+    return fits, rows
+
+
+def table(title, rows):
+    print(f"\n**{title}**\n")
+    print("| acceleration | converged | its median / max (converged) | other outcomes | last residual "
+          "of the others | same support as none (both converged) | max weight diff / max w |")
+    print("|---|---|---|---|---|---|---|")
+    for r in rows:
+        print(f"| {r} |", flush=True)
+
+
+def main():
+    from fsopt.datasets import load_dataset, standardize
+    from fsopt.datasets.spiral import make_spiral
+    from fsopt.tools.experiments.splits import random_splits, with_irrelevant
+
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--data", default="/work/shared/data")
+    ap.add_argument("--cases", nargs="+", default=["duplicated", "spirals", "uci", "colon"])
+    ap.add_argument("--max-iter", type=int, default=100)
+    ap.add_argument("--irrelevant", type=int, default=200)
+    ap.add_argument("--splits", type=int, default=10)
+    args = ap.parse_args()
+
+    def uci(name, n_splits):
+        X, y = load_dataset(name, data_dir=args.data)
+        size = {"heart": 58}.get(name, min(120, len(y) // 2))
+        out = []
+        for s, (train, _) in enumerate(random_splits(y, n_splits, size, 0)):
+            Xs = with_irrelevant(X, args.irrelevant, 0, s)
+            out.append((standardize(Xs[train]), y[train]))
+        return out
+
+    def colon_folds(n=None):
+        X, y = load_dataset("colon", data_dir=args.data)
+        idx = range(len(y)) if n is None else range(n)
+        return [(standardize(X[np.arange(len(y)) != i]), y[np.arange(len(y)) != i]) for i in idx]
+
+    if "duplicated" in args.cases:
+        cases = {"spiral": (make_spiral(230, 300, random_state=0), 2.0),
+                 "colon fold 0": (colon_folds(1)[0], 5.0), "heart split 0": (uci("heart", 1)[0], 2.0)}
+        print("\n**Duplicated rows: np.r_[X, X] against X (acceleration none)**\n")
+        print("| data | X: outcome, its, support size | np.r_[X, X]: outcome, its, support size | same selection |")
+        print("|---|---|---|---|")
+        for name, ((X, y), sigma) in cases.items():
+            a = fit(X, y, None, sigma, args.max_iter)
+            b = fit(np.r_[X, X], np.r_[y, y], None, sigma, args.max_iter)
+            print(f"| {name} | {a.outcome_}, {a.n_iter_}, {a.get_support().sum()} | {b.outcome_}, "
+                  f"{b.n_iter_}, {b.get_support().sum()} | "
+                  f"{np.array_equal(a.get_support(), b.get_support())} |", flush=True)
+    if "spirals" in args.cases:
+        for shape, turns in (("fermat", 1.0), ("fermat", 1.5), ("fermat", 1.75), ("archimedean", 1.75)):
+            table(f"{shape} spiral, {turns:g} turns, 2,000 irrelevant",
+                  compare([make_spiral(230, 2000, turns=turns, random_state=0, shape=shape)], 2.0,
+                          args.max_iter)[1])
+    if "uci" in args.cases:
+        for name in ("heart", "ionosphere", "sonar"):
+            table(f"{name}, logo-uci protocol, {args.splits} splits, {args.irrelevant} irrelevant",
+                  compare(uci(name, args.splits), 2.0, args.max_iter)[1])
+    if "colon" in args.cases:
+        table("Colon leave-one-out, 62 folds, σ = 5, λ = 1", compare(colon_folds(), 5.0, args.max_iter)[1])
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,83 @@
+"""The driver's outcome (issue 19): every run ends converged, cycle(k) or max_iter, with the
+fixed-point residual of each iteration; acceleration (averaging, safeguarded Anderson) reaches
+the fixed point of maps whose plain iteration cycles, and LOGO's fixed point does not depend on
+it (two spiral shapes)."""
+import warnings
+
+import numpy as np
+import pytest
+from sklearn.exceptions import ConvergenceWarning
+
+from fsopt import LOGO
+from fsopt.core.acceleration import Anderson, Averaging
+from fsopt.core.driver import FixedPointDriver, FixedPointMethod, Step
+from fsopt.datasets.spiral import make_spiral
+
+
+class Rotation(FixedPointMethod):
+    """T(x) = p + R(x − p), R a rotation by 2π/k: the plain iteration is a k-cycle; p the only
+    fixed point."""
+
+    def __init__(self, k, p=(1.0, 2.0), x0=(3.0, -1.0)):
+        a = 2 * np.pi / k
+        self.R = np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]])
+        self.p, self.x0 = np.array(p), np.array(x0)
+
+    def initial_iterate(self):
+        return self.x0
+
+    def statistics(self, iterate, active):
+        return None
+
+    def update(self, stats, iterate, active):
+        return Step(self.p + self.R @ (iterate - self.p))
+
+
+@pytest.mark.parametrize("k", [2, 3])
+def test_a_cycle_is_named_with_its_period(k):
+    with pytest.warns(ConvergenceWarning, match=rf"cycle\({k}\)"):
+        result = FixedPointDriver(theta=1e-6, max_iter=50).run(Rotation(k))
+    assert result.outcome == f"cycle({k})" and not result.converged
+    assert len(result.cycle) == k and result.n_iter < 50
+    assert all(h.residual > 0.1 for h in result.history)
+
+
+@pytest.mark.parametrize("k", [2, 3])
+@pytest.mark.parametrize("acceleration", ["averaging", "anderson", Averaging(0.3), Anderson(memory=2)])
+def test_acceleration_reaches_the_fixed_point_of_a_cycling_map(k, acceleration):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        result = FixedPointDriver(theta=1e-8, max_iter=200, acceleration=acceleration).run(Rotation(k))
+    assert result.outcome == "converged"
+    np.testing.assert_allclose(result.iterate, [1.0, 2.0], atol=1e-6)
+
+
+def test_max_iter_is_an_outcome_and_a_converging_oscillation_is_no_cycle():
+    """T(x) = p − 0.9(x − p) oscillates while it converges: max_iter (not cycle) when cut short."""
+    class Shrink(Rotation):
+        def update(self, stats, iterate, active):
+            return Step(self.p - 0.9 * (iterate - self.p))
+
+    with pytest.warns(ConvergenceWarning, match="max_iter"):
+        result = FixedPointDriver(theta=1e-3, max_iter=20).run(Shrink(2))
+    assert result.outcome == "max_iter"
+    assert FixedPointDriver(theta=1e-3, max_iter=200).run(Shrink(2)).outcome == "converged"
+
+
+def test_unknown_acceleration_is_a_clear_error():
+    with pytest.raises(ValueError, match="acceleration must be"):
+        FixedPointDriver(acceleration="nesterov").run(Rotation(2))
+
+
+@pytest.mark.parametrize("shape, turns", [("fermat", 1.0), ("archimedean", 1.75)])
+def test_logo_fixed_point_does_not_depend_on_acceleration(shape, turns):
+    X, y = make_spiral(230, 300, turns=turns, random_state=0, shape=shape)
+    fits = {acc: LOGO(acceleration=acc, theta=1e-4, max_iter=100).fit(X, y)
+            for acc in (None, "averaging", "anderson")}
+    ref = fits[None]
+    for acc, est in fits.items():
+        assert est.outcome_ == "converged", acc
+        assert np.isfinite([h.residual for h in est.history_]).all()
+        np.testing.assert_array_equal(est.get_support(), ref.get_support())
+        assert np.abs(est.weights_ - ref.weights_).max() <= 1e-2 * ref.weights_.max(), acc
+    assert ref.get_support(indices=True).tolist() == [0, 1]

@@ -1,0 +1,87 @@
+"""LOGO's outer working set (issue 19): the fixed point iterates on the active features and the
+eliminated ones wait for one full KKT check per round — the same fixed point as without
+elimination and as the full-J updates, for fewer passes over X; elimination asks the
+subproblem's ``penalty.zero_slack`` when it has one; the kernels' threads follow the CPUs the
+process may use."""
+import os
+
+import numpy as np
+import pytest
+
+from fsopt import LOGO
+from fsopt.datasets.spiral import make_spiral
+from fsopt.logo import GarroteLogistic, LogoFixedPoint
+from fsopt.logo.margins import kernel_threads, signed_abs_sum
+
+
+def passes(est):
+    return sum(h.data_passes for h in est.history_)
+
+
+@pytest.mark.parametrize("shape, turns", [("fermat", 1.0), ("archimedean", 1.75)])
+def test_working_set_reaches_the_same_fixed_point_in_fewer_passes(shape, turns):
+    X, y = make_spiral(230, 500, turns=turns, random_state=0, shape=shape)
+    fits = {name: LOGO(max_iter=100, theta=1e-3, **params).fit(X, y) for name, params in
+            {"working set": {}, "full-J updates": {"working_set": False, "prune_patience": 2},
+             "no elimination": {"prune_below": None}}.items()}
+    ref = fits["no elimination"]
+    for name, est in fits.items():
+        assert est.outcome_ == "converged", name
+        np.testing.assert_array_equal(est.get_support(), ref.get_support())
+        assert np.abs(est.weights_ - ref.weights_).max() <= 1e-2 * ref.weights_.max(), name
+    ws = fits["working set"]
+    assert ws.get_support(indices=True).tolist() == [0, 1] and ws.history_[-1].full_check
+    assert passes(ws) < passes(fits["full-J updates"]) and passes(ws) < passes(ref)
+    assert passes(ref) >= ref.n_iter_ + 1  # z̄ of all J each iteration, the distances of w⁰ = 1
+
+
+class Penalty:
+    """ℓ1 on w ≥ 0 as a penalty part; ``broken`` claims every zero is optimal."""
+
+    def __init__(self, lam, broken=False):
+        self.lam, self.broken = lam, broken
+
+    def zero_slack(self, w, grad):
+        return np.full(grad.shape, np.inf) if self.broken else grad + self.lam
+
+
+def planted(penalty=None, working_set=True):
+    """The fixed point with the relevant feature 0 eliminated: one update, then the full check."""
+    X, y = make_spiral(100, 50, random_state=1)
+    w = LOGO(prune_below=None, theta=1e-6).fit(X, y).weights_
+    active = w > 0
+    active[0] = False
+    start = np.where(active, w, 0.0)
+    sub = GarroteLogistic(1.0)
+    if penalty is not None:
+        sub.penalty = penalty
+    method = LogoFixedPoint(X, y, 2.0, sub, "LBFGSB", working_set=working_set)
+    step = method.update(method.statistics(start, active), start, active)
+    return step, method.kkt_violations(step.iterate, active)
+
+
+def test_working_set_leaves_the_eliminated_to_the_full_check():
+    step, back = planted()
+    assert step.reentered.size == 0 and step.iterate[0] == 0  # the round does not look at it ...
+    assert 0 in back  # ... the check over all features names it
+    step, _ = planted(working_set=False)
+    assert 0 in step.reentered  # full-J updates bring it back within the solve
+
+
+def test_elimination_asks_the_penalty_part():
+    assert 0 in planted(Penalty(1.0))[1]
+    assert planted(Penalty(1.0, broken=True))[1].size == 0  # the planted bug hides feature 0
+
+
+def test_kernel_threads_follow_the_affinity():
+    X = np.random.default_rng(0).standard_normal((30, 700))
+    A = np.random.default_rng(1).standard_normal((30, 30))
+    ref = signed_abs_sum(A, X)
+    cpus = os.sched_getaffinity(0)
+    try:
+        os.sched_setaffinity(0, {min(cpus)})
+        assert kernel_threads() == 1
+        np.testing.assert_allclose(signed_abs_sum(A, X), ref, rtol=1e-12, atol=1e-12)
+    finally:
+        os.sched_setaffinity(0, cpus)
+    assert kernel_threads() == min(len(cpus), __import__("numba").config.NUMBA_NUM_THREADS)

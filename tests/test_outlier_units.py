@@ -1,0 +1,60 @@
+"""Units no outlier can move (issue 19): X is divided by a robust typical spread, so one row far
+out (every column at 10³ or 10⁶) neither empties LOGO's selection nor breaks NMMKL or LFS, and
+one cell at 10³ is no overflow for LFS.  Two spiral shapes."""
+import numpy as np
+import pytest
+
+from fsopt import LOGO
+from fsopt.core.scaling import typical_spread
+from fsopt.datasets.spiral import make_spiral
+from fsopt.lfs import LFS
+from fsopt.nmmkl import NMMKL
+
+SHAPES = ["fermat", "archimedean"]
+
+
+def with_outlier(X, value, row=3):
+    X = X.copy()
+    X[row, :] = value
+    return X
+
+
+def two_on_top(scores):
+    return set(np.argsort(scores)[-2:].tolist()) == {0, 1}
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+@pytest.mark.parametrize("value", [1e3, 1e6])
+def test_one_outlier_row_keeps_the_spiral_on_top(shape, value):
+    X, y = make_spiral(30, 8, random_state=0, shape=shape)
+    Xo = with_outlier(X, value)
+    logo = LOGO().fit(Xo, y)
+    assert two_on_top(logo.scores_) and logo.get_support().tolist() == [True, True] + [False] * 8
+    assert np.flatnonzero(NMMKL(2).fit(Xo, y).support_).tolist() == [0, 1]
+    Xs, ys = make_spiral(30, 4, random_state=0, shape=shape)
+    lfs = LFS(alpha=2, n_beta=4, n_rounding=50, random_state=0).fit(with_outlier(Xs, value), ys)
+    assert two_on_top(lfs.fstar_.sum(axis=0))  # the features most often in the local sets
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+def test_one_row_barely_moves_the_typical_spread(shape):
+    X, _ = make_spiral(30, 8, random_state=0, shape=shape)
+    s = typical_spread(X)
+    for value in (1e3, 1e6, 1e100):
+        assert typical_spread(with_outlier(X, value)) == pytest.approx(s, rel=0.1)
+
+
+def test_binary_columns_fall_back_to_the_standard_deviation():
+    """Columns zero in most rows have equal quartiles: their spread is the standard deviation."""
+    X = np.zeros((40, 3))
+    X[:5] = 1.0
+    assert typical_spread(X) == pytest.approx(X[:, 0].std())
+
+
+def test_lfs_takes_one_cell_at_1e3():
+    """The weights (10) at j = i (never used) were exp(d^min/σ): overflow at one cell of 10³,
+    reported as 'X is too large for the squared distances'."""
+    X, y = make_spiral(30, 8, random_state=0)
+    X[3, 5] = 1e3
+    lfs = LFS(tau=2, n_beta=2, n_rounding=5, random_state=0).fit(X, y)  # pass 2 has sets
+    assert np.isfinite(lfs.radius_).all()
