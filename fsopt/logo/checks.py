@@ -363,7 +363,8 @@ def fixed_point(quick, rng=None, solver=None):
             with warnings.catch_warnings():  # no fixed point to reach: the iterates are compared
                 if not converged:
                     warnings.simplefilter("ignore", ConvergenceWarning)
-                est = LOGO(solver=solver, callback=lambda record, w: seen.append(np.array(w)), **params).fit(data, y)
+                est = LOGO(solver=solver, working_set=False,  # each update: the full-J (7)
+                           callback=lambda record, w: seen.append(np.array(w)), **params).fit(data, y)
             steps = max(float(np.max(np.abs(a - b))) for a, b in zip(seen[:ITERATES], iterates[:ITERATES])) / top
             margins.at_most(f"{form}_iterate_diff_over_max", steps, 1e-3)
             measured[f"{form}_iterate_diff_over_max"] = steps
