@@ -46,7 +46,8 @@ def test_a_locked_out_or_another_study_there_is_refused(data_dir, tmp_path):
     run_experiment("nmmkl-uci", sonar, tmp_path, quick=True, n_splits=1, progress=False)
     with pytest.raises(ValueError, match=r"holds another study \(n_splits: 1 there, 2 now; seed: 0 there, 1 now\)"):
         run_experiment("nmmkl-uci", sonar, tmp_path, quick=True, n_splits=2, random_state=1, progress=False)
-    with pytest.raises(ValueError, match=r"holds another study \(data: '[0-9a-f]{64}' there, '[0-9a-f]{64}' now; dataset: "):
+    with pytest.raises(ValueError,
+                       match=r"holds another study \(data: '[0-9a-f]{64}' there, '[0-9a-f]{64}' now; dataset: "):
         run_experiment("nmmkl-uci", data_dir / "ionosphere.csv.gz", tmp_path, quick=True, n_splits=1,
                        progress=False)
     with open(tmp_path / ".lock", "a") as held:

@@ -6,7 +6,8 @@ settings), ``run_split(plan, X, y, split)`` (one outer split's JSON-able record)
 ``summarize(plan, records) -> (rows, notes)``.  Shared pieces: ``papers`` (which paper data set a
 file is), ``preprocess`` (imputation, mostly-missing columns, two-class versions, fitted in the
 training rows), ``study`` (the study's identity and its checksummed row per finished split, kept
-in the ``--out`` folder of :mod:`fsopt.tools.study_folder`: checked first, locked, resumable), ``splits``, ``rankers``/``relieff`` (the baselines), ``evaluate`` and ``results``.
+in the ``--out`` folder of :mod:`fsopt.tools.study_folder`: checked first, locked, resumable),
+``splits``, ``rankers``/``relieff`` (the baselines), ``evaluate`` and ``results``.
 """
 from __future__ import annotations
 
