@@ -44,14 +44,15 @@ def test_out_that_is_a_file_or_unwritable_is_refused_before_the_protocol_runs(tm
 def test_a_locked_out_or_another_study_there_is_refused(data_dir, tmp_path):
     sonar = data_dir / "sonar.csv.gz"
     run_experiment("nmmkl-uci", sonar, tmp_path, quick=True, n_splits=1, progress=False)
-    with pytest.raises(ValueError, match=r"holds another study \(differs in n_splits, seed\)"):
+    with pytest.raises(ValueError, match=r"holds another study \(n_splits: 1 there, 2 now; seed: 0 there, 1 now\)"):
         run_experiment("nmmkl-uci", sonar, tmp_path, quick=True, n_splits=2, random_state=1, progress=False)
-    with pytest.raises(ValueError, match=r"differs in data, dataset"):
+    with pytest.raises(ValueError,
+                       match=r"holds another study \(data: '[0-9a-f]{64}' there, '[0-9a-f]{64}' now; dataset: "):
         run_experiment("nmmkl-uci", data_dir / "ionosphere.csv.gz", tmp_path, quick=True, n_splits=1,
                        progress=False)
     with open(tmp_path / ".lock", "a") as held:
         fcntl.flock(held, fcntl.LOCK_EX)
-        with pytest.raises(ValueError, match="another run is writing there"):
+        with pytest.raises(ValueError, match=r"is in use by another run \(lock"):
             run_experiment("nmmkl-uci", sonar, tmp_path, quick=True, n_splits=1, progress=False)
 
 
@@ -64,13 +65,13 @@ def test_torn_last_line_is_dropped_and_forged_rows_are_refused(data_dir, tmp_pat
     log.write_bytes(lines[0] + lines[1][: len(lines[1]) // 2])  # killed in the middle of the second write
     again = run_experiment("nmmkl-uci", sonar, tmp_path / "whole", quick=True, progress=False)
     text = (tmp_path / "whole" / "results.md").read_text()
-    assert "dropped a torn last line" in text and "Resumed: 1 of 2 splits" in text
+    assert "dropped its last line, cut short by an interrupted run" in text and "Resumed: 1 of 2 splits" in text
     pd.testing.assert_frame_equal(whole.drop(columns="fit_time"), again.drop(columns="fit_time"))
     assert log.read_bytes().startswith(lines[0]) and len(log.read_bytes().splitlines()) == 2
     forged = json.loads(lines[0])
     forged["record"]["results"]["NMMKL|10"][0] = 0.0  # a better error, without the matching checksum
     log.write_text(json.dumps(forged) + "\n")
-    with pytest.raises(ValueError, match="line 1 is not a valid split row"):
+    with pytest.raises(ValueError, match=r"splits.jsonl, line 1, is not a valid row .*checksum does not match"):
         run_experiment("nmmkl-uci", sonar, tmp_path / "whole", quick=True, progress=False)
 
 

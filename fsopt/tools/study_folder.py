@@ -1,17 +1,23 @@
 """An output folder (``--out``) that survives crashes: one study, one process, one append-only log.
 
-:class:`StudyFolder` is entered once per run::
+Used by ``fsopt bench`` (log ``results.jsonl``) and ``fsopt experiment`` (log ``splits.jsonl``);
+each tool gives the study's identity and its own row check.  :func:`check_out` is called before
+any work; :class:`StudyFolder` is entered once per run::
 
     with StudyFolder(out, identity, check_row) as folder:
         rows = folder.rows()            # the log, every row validated
         folder.append(new_rows)         # whole lines, one write, fsync'ed
         folder.write("results.csv", data)   # atomic: a temporary file, then a rename
 
+- ``--out`` must be a directory that can be written, not a symbolic link (else a ValueError
+  naming it);
 - a lock (``flock`` on ``.lock``) makes a second run on the same folder a clear error, and dies
   with its process (SIGKILL included);
-- ``study.json`` stores the study's identity; another study on the same folder is an error;
+- ``study.json`` stores the study's identity; another study on the same folder is an error
+  naming each field that differs, with both values;
 - the log is appended in whole lines; a torn last line (a crash mid-write) is dropped with a
-  notice, a last line without its newline but complete is kept and the newline added;
+  notice, a last line without its newline but complete is kept and the newline added; any other
+  line that is not a valid row is an error naming the file and the line;
 - every file is opened without following a symbolic link (``O_NOFOLLOW``), so a planted link
   cannot make a run write outside the folder.
 """
@@ -24,14 +30,20 @@ import sys
 from pathlib import Path
 
 NOFOLLOW = os.O_NOFOLLOW | os.O_CLOEXEC
+ROW_ERRORS = (ValueError, KeyError, TypeError, AttributeError)
 
 
-def prepare(out, what="--out") -> Path:
-    """Create ``out`` (a directory) and prove it writable; a clear ValueError otherwise."""
+def check_out(out, what="--out") -> Path:
+    """Create ``out`` (a directory) and prove it writable; a ValueError naming it when it is a
+    file, a symbolic link, under a file, or cannot be written."""
     out = Path(out)
-    parent = next((p for p in [out, *out.parents] if p.exists()), None)
+    if out.is_symlink():
+        raise ValueError(f"{what} {out}: is a symbolic link; give the directory itself")
+    if out.exists() and not out.is_dir():
+        raise ValueError(f"{what} {out}: is a file, not a directory")
+    parent = next((p for p in out.parents if p.exists()), None)
     if parent is not None and not parent.is_dir():
-        raise ValueError(f"{what} {out}: {parent} exists and is not a directory")
+        raise ValueError(f"{what} {out}: cannot write there ({parent} exists and is not a directory)")
     try:
         out.mkdir(parents=True, exist_ok=True)
         probe = out / f".fsopt-write-test-{os.getpid()}"
@@ -48,14 +60,16 @@ def notice(text):
 
 class StudyFolder:
     """``out`` holding one study (``identity``, a JSON-able dict) and its log ``log_name``
-    (JSON lines, each checked by ``check_row(row) -> row`` when read back)."""
+    (JSON lines, each checked by ``check_row(row) -> row`` when read back; ``check_row`` raises
+    ValueError, KeyError or TypeError for a row that is not valid).  ``notices`` lists what
+    reading the log repaired (also printed on stderr)."""
 
     def __init__(self, out, identity: dict, check_row, log_name="results.jsonl", what="--out"):
         self.path, self.identity, self.check_row = Path(out), identity, check_row
-        self.log, self.what, self._lock = self.path / log_name, what, None
+        self.log, self.what, self.notices, self._lock = self.path / log_name, what, [], None
 
     def __enter__(self):
-        prepare(self.path, self.what)
+        check_out(self.path, self.what)
         self._lock = _open(self.path / ".lock", os.O_RDWR | os.O_CREAT)
         try:
             fcntl.flock(self._lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -80,7 +94,7 @@ class StudyFolder:
         """Store the identity, or check it against the one stored."""
         stored_path = self.path / "study.json"
         if not stored_path.exists() and not stored_path.is_symlink():
-            self.write("study.json", json.dumps(self.identity, indent=1, sort_keys=True).encode())
+            self.write("study.json", (json.dumps(self.identity, indent=1, sort_keys=True) + "\n").encode())
             return
         try:
             stored = json.loads(self.read("study.json"))
@@ -88,11 +102,10 @@ class StudyFolder:
             raise ValueError(f"{self.what} {self.path}: {stored_path} is not readable study metadata "
                              f"({exc}); move it away or choose another {self.what}") from None
         if stored != self.identity:
-            diff = {k: (stored.get(k), self.identity.get(k)) for k in sorted(set(stored) | set(self.identity))
-                    if stored.get(k) != self.identity.get(k)}
-            raise ValueError(
-                f"{self.what} {self.path} holds another study ({'; '.join(f'{k}: {a!r} there, {b!r} now' for k, (a, b) in diff.items())}); "
-                f"its results would be mixed or replaced: choose another {self.what}")
+            differ = [f"{k}: {stored.get(k)!r} there, {self.identity.get(k)!r} now"
+                      for k in sorted(set(stored) | set(self.identity)) if stored.get(k) != self.identity.get(k)]
+            raise ValueError(f"{self.what} {self.path} holds another study ({'; '.join(differ)}); "
+                             f"its results would be mixed or replaced: choose another {self.what}")
 
     def read(self, name) -> bytes:
         fd = _open(self.path / name, os.O_RDONLY)
@@ -108,32 +121,29 @@ class StudyFolder:
         data = self.read(self.log.name)
         lines = data.split(b"\n")
         tail = lines.pop()  # b"" when the file ends with a newline
-        rows = [self._row(line, number) for number, line in enumerate(lines, 1) if line.strip()]
+        rows = []
+        for number, line in enumerate(lines, 1):
+            if line.strip():
+                try:
+                    rows.append(self.check_row(json.loads(line)))
+                except ROW_ERRORS as exc:
+                    raise ValueError(f"results file {self.log}, line {number}, is not a valid row "
+                                     f"({type(exc).__name__}: {exc}); move it away or choose another "
+                                     f"{self.what}") from None
         if tail.strip():
             try:
-                rows.append(self._row(tail, len(lines) + 1))
+                rows.append(self.check_row(json.loads(tail)))
+            except ROW_ERRORS as exc:
+                self.notices.append(f"{self.log}: dropped its last line, cut short by an interrupted run "
+                                    f"({len(tail)} bytes; {type(exc).__name__}: {exc}); its row is "
+                                    f"computed again")
+                notice(self.notices[-1])
+                if repair:
+                    self._truncate(len(data) - len(tail))
+            else:
                 if repair:
                     self._append(b"\n")
-            except ValueError as exc:
-                notice(f"{self.log}: dropped its last line, cut short by an interrupted run "
-                       f"({len(tail)} bytes; {exc}); its solve runs again")
-                if not repair:
-                    return rows
-                fd = _open(self.log, os.O_WRONLY)
-                try:
-                    os.ftruncate(fd, len(data) - len(tail))
-                    os.fsync(fd)
-                finally:
-                    os.close(fd)
         return rows
-
-    def _row(self, line, number):
-        try:
-            return self.check_row(json.loads(line))
-        except (ValueError, KeyError, TypeError, AttributeError) as exc:
-            raise ValueError(f"results file {self.log}, line {number}, is not a row of this fsopt "
-                             f"version ({type(exc).__name__}: {exc}); move it away or choose "
-                             f"another {self.what}") from None
 
     def append(self, rows, default=str):
         """Append ``rows`` as whole JSON lines in one write, then fsync."""
@@ -146,6 +156,14 @@ class StudyFolder:
             view = memoryview(data)
             while view:
                 view = view[os.write(fd, view):]
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+    def _truncate(self, size):
+        fd = _open(self.log, os.O_WRONLY)
+        try:
+            os.ftruncate(fd, size)
             os.fsync(fd)
         finally:
             os.close(fd)

@@ -5,8 +5,9 @@ its paper's data sets and figures (``PAPER``), ``plan(X, y, dataset, paper, ...)
 settings), ``run_split(plan, X, y, split)`` (one outer split's JSON-able record) and
 ``summarize(plan, records) -> (rows, notes)``.  Shared pieces: ``papers`` (which paper data set a
 file is), ``preprocess`` (imputation, mostly-missing columns, two-class versions, fitted in the
-training rows), ``study`` (``--out``: checked first, locked, one durable row per finished split,
-resumable), ``splits``, ``rankers``/``relieff`` (the baselines), ``evaluate`` and ``results``.
+training rows), ``study`` (the study's identity and its checksummed row per finished split, kept
+in the ``--out`` folder of :mod:`fsopt.tools.study_folder`: checked first, locked, resumable),
+``splits``, ``rankers``/``relieff`` (the baselines), ``evaluate`` and ``results``.
 """
 from __future__ import annotations
 
@@ -18,8 +19,9 @@ from tqdm.auto import tqdm
 from . import lfs_table1, logo_microarray, logo_uci, nmmkl_uci
 from .papers import identify
 from .preprocess import Preprocessing, one_vs_rest
+from ..study_folder import StudyFolder, check_out
 from .results import write
-from .study import SplitLog, check_out, data_digest
+from .study import LOG, check_row, data_digest, records, split_row
 
 PROTOCOLS = {m.NAME: m for m in (logo_microarray, logo_uci, nmmkl_uci, lfs_table1)}
 
@@ -90,22 +92,24 @@ def run_experiment(name, data, out, *, quick=False, n_splits=None, random_state=
     identity = {"protocol": name, "data": data_digest(X, y), "dataset": dataset, "quick": bool(quick),
                 "n_splits": len(plan.splits), "seed": int(random_state), "impute": impute,
                 "drop_missing": drop_missing, "positive_class": None if positive_class is None else str(positive_class)}
-    with SplitLog(out, identity) as log:
-        pending = [s for s in range(len(plan.splits)) if s not in log.records]
+    with StudyFolder(out, identity, check_row, log_name=LOG) as folder:
+        done = records(folder.rows(), folder.log)
+        pending = [s for s in range(len(plan.splits)) if s not in done]
         bar = tqdm(total=len(plan.splits), initial=len(plan.splits) - len(pending), desc=name, disable=not progress)
         if n_jobs == 1:
-            done = (_run_one(protocol, plan, X, y, s, progress) for s in pending)
+            finished = (_run_one(protocol, plan, X, y, s, progress) for s in pending)
         else:
-            done = Parallel(n_jobs=n_jobs, return_as="generator_unordered")(
+            finished = Parallel(n_jobs=n_jobs, return_as="generator_unordered")(
                 delayed(_run_one)(protocol, plan, X, y, s, False) for s in pending)
-        for split, record in done:
-            log.append(split, record)
+        for split, record in finished:
+            row = split_row(split, record)
+            folder.append([row])
+            done[row["split"]] = row["record"]
             bar.update()
         bar.close()
-        records = [log.records[s] for s in range(len(plan.splits))]
+        rows, protocol_notes = protocol.summarize(plan, [done[s] for s in range(len(plan.splits))])
         resumed = len(plan.splits) - len(pending)
-    rows, protocol_notes = protocol.summarize(plan, records)
-    notes += log.notices + ([f"Resumed: {resumed} of {len(plan.splits)} splits read back from {out}/splits.jsonl."]
-                            if resumed else [])
-    title = f"{protocol.TITLE}: {dataset} ({X.shape[0]} × {X.shape[1]})"
-    return write(rows, out, title, [f"seed {random_state}."] + notes + pre.notes() + plan.notes + protocol_notes)
+        notes += folder.notices + ([f"Resumed: {resumed} of {len(plan.splits)} splits read back from {folder.log}."]
+                                   if resumed else [])
+        title = f"{protocol.TITLE}: {dataset} ({X.shape[0]} × {X.shape[1]})"
+        return write(rows, folder, title, [f"seed {random_state}."] + notes + pre.notes() + plan.notes + protocol_notes)

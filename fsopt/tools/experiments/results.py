@@ -2,12 +2,8 @@
 ``note``) and ``results.md`` (paper figure beside measured)."""
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pandas as pd
-
-from .study import write_atomic
 
 COLUMNS = ["dataset", "method", "n_selected", "error_mean", "error_std", "n_splits", "fit_time", "paper", "note"]
 
@@ -42,12 +38,13 @@ def curve_rows(dataset, label, curves, ks, k_ref, ref_label, fit_times, paper_be
                 curves[:, best], ks[best], fit_times, paper_best)]
 
 
-def write(rows, out, title, notes):
-    """Write ``out/results.csv`` and ``out/results.md``; return the frame."""
-    out = Path(out)
+def write(rows, folder, title, notes):
+    """Write ``results.csv`` and ``results.md`` into ``folder`` (a
+    :class:`fsopt.tools.study_folder.StudyFolder`: each file replaced atomically, no link
+    followed); return the frame."""
     frame = pd.DataFrame(rows, columns=COLUMNS)
-    write_atomic(out / "results.csv", frame.to_csv(index=False))
-    write_atomic(out / "results.md", markdown(frame, title, notes))
+    folder.write("results.csv", frame.to_csv(index=False).encode())
+    folder.write("results.md", markdown(frame, title, notes).encode())
     return frame
 
 
