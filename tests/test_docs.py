@@ -20,7 +20,7 @@ from unittest import mock
 import pytest
 
 import fsopt
-from fsopt.core import checks, solvers
+from fsopt.core import checks, plugins, solvers
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
@@ -43,9 +43,22 @@ def test_ci_runs_the_readme_test_command():
     assert 'pip install -e ".[test]" && python -m pytest -n 2' in (ROOT / ".ci" / "run").read_text()
 
 
+@pytest.fixture
+def registries():
+    """What documentation code registers (backends, checks, probes, planted bugs, named callables)
+    is forgotten after the test: the other tests of this process see fsopt's own registries."""
+    groups = [mock.patch.dict(d) for d in (solvers._BACKENDS, checks._CHECKS, checks._PROBES,
+                                              checks._BUGS, *plugins._REGISTERED.values())]
+    for g in groups:
+        g.start()
+    yield
+    for g in reversed(groups):
+        g.stop()
+
+
 @pytest.mark.parametrize("page,index,block", BLOCKS,
                          ids=[f"{p.relative_to(ROOT)}#{i}" for p, i, _ in BLOCKS])
-def test_python_block_runs(page, index, block, tmp_path, monkeypatch):
+def test_python_block_runs(page, index, block, tmp_path, monkeypatch, registries):
     monkeypatch.chdir(tmp_path)
     code = compile(block, f"{page.name} python block {index}", "exec")
     if block.startswith("# sketch:"):
@@ -64,14 +77,12 @@ def test_readme_example_selects_by_name(tmp_path, monkeypatch):
 
 
 @pytest.mark.parametrize("obj", PUBLIC, ids=lambda o: o.__name__)
-def test_public_docstring_has_a_passing_example(obj):
+def test_public_docstring_has_a_passing_example(obj, registries):
     tests = [t for t in doctest.DocTestFinder(recurse=False).find(obj, obj.__name__) if t.examples]
     assert tests, f"{obj.__name__}: no example in its docstring"
     runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
-    # the examples of register_backend and check register things: keep the registries as they were
-    with mock.patch.dict(solvers._BACKENDS), mock.patch.dict(checks._CHECKS):
-        for test in tests:
-            runner.run(test)
+    for test in tests:  # what the examples register is forgotten (fixture registries)
+        runner.run(test)
     assert runner.failures == 0, f"{obj.__name__}: {runner.failures} failing example(s)"
 
 

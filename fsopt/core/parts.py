@@ -41,6 +41,17 @@ class LogisticMarginLoss:
 
     The margins Zw of the last point are kept, so value and gradient at one w cost one product
     with Z each way.
+    
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fsopt import LogisticMarginLoss
+    >>> loss = LogisticMarginLoss(np.array([[1.0, 0.0], [0.0, 2.0]]))
+    >>> bool(np.isclose(loss.value(np.zeros(2)), 2 * np.log(2)))   # log(1 + e^0) per sample
+    True
+    >>> loss.gradient(np.zeros(2)).tolist()                              # −Zᵀσ(0) = −Zᵀ·½
+    [-0.5, -1.0]
     """
 
     def __init__(self, Z=None):
@@ -80,7 +91,23 @@ class LogisticMarginLoss:
 
 # --- penalties ----------------------------------------------------------------------------------
 class Penalty:
-    """Base class of penalties on w ≥ 0 (see the module docstring for what a penalty declares)."""
+    """Base class of penalties on w ≥ 0 (see the module docstring for what a penalty declares).
+
+    Examples
+    --------
+    A penalty of your own declares what the solvers it wants need (here: ``value`` and ``prox``
+    are enough for PROXGRAD and the certificate):
+
+    >>> import numpy as np
+    >>> from fsopt import Penalty
+    >>> class Box(Penalty):                        # g = 0 on 0 ≤ w ≤ 1
+    ...     def value(self, w):
+    ...         return 0.0
+    ...     def prox(self, v, step):
+    ...         return np.clip(v, 0.0, 1.0)
+    >>> Box().violation(np.array([0.5, 1.0]), np.array([0.0, -2.0])).tolist()   # optimal: 0, 0
+    [0.0, 0.0]
+    """
 
     separable = True
     n_features = None  # features the penalty is defined on (None: any number)
@@ -120,6 +147,16 @@ class NonnegL1(Penalty):
     """g(w) = λ‖w‖₁ on C = {w ≥ 0}: the penalty of LOGO's garrote (7).
 
     prox: max(v − step·λ, 0); on C, g is linear with gradient λ1; zero_slack_j = grad_j + λ.
+    
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fsopt import NonnegL1
+    >>> NonnegL1(lam=1.0).prox(np.array([3.0, 0.5, -1.0]), step=1.0).tolist()
+    [2.0, 0.0, 0.0]
+    >>> NonnegL1(lam=1.0).zero_slack(np.zeros(2), np.array([-2.0, 0.5])).tolist()  # j = 0 must enter
+    [-1.0, 1.5]
     """
 
     box = (0.0, np.inf)
@@ -153,6 +190,14 @@ class NonnegElasticNet(NonnegL1):
 
     prox: max(v − step·λ, 0) / (1 + step·μ); gradient on C: λ + μw; at w_j = 0 the ridge term
     has zero derivative, so zero_slack_j = grad_j + λ as for ℓ1.
+    
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fsopt import NonnegElasticNet
+    >>> NonnegElasticNet(lam=1.0, mu=1.0).prox(np.array([3.0, 0.5]), step=1.0).tolist()
+    [1.0, 0.0]
     """
 
     def __init__(self, lam=1.0, mu=0.1):
@@ -185,6 +230,14 @@ class NonnegL1Ball(Penalty):
     multiplier, grad_j + ν = 0 where w_j > 0 and grad_j + ν ≥ 0 where w_j = 0; ν is read from the
     coordinates with w_j > 0 (ν = max(0, −Σ w_j grad_j / Σ w_j)), so zero_slack_j = grad_j + ν
     needs those coordinates' exact gradient (not separable).
+    
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fsopt import NonnegL1Ball
+    >>> NonnegL1Ball(beta=1.0).prox(np.array([2.0, 1.0, -1.0]), step=1.0).tolist()  # onto the budget
+    [1.0, 0.0, 0.0]
     """
 
     separable = False
@@ -236,6 +289,15 @@ class NonnegGroupL1(Penalty):
     moves j's group (if w_g = 0) or j alone (otherwise): for w_g = 0, λ_g − ‖(−grad_g)₊‖₂ when
     some grad_k < 0 in g, else λ_g + min_g grad_k (w_g = 0 is optimal iff ‖(−grad_g)₊‖₂ ≤ λ_g);
     for w_g ≠ 0, grad_j (the subgradient λ_g w_j/‖w_g‖ vanishes at w_j = 0).
+    
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fsopt import NonnegGroupL1
+    >>> penalty = NonnegGroupL1(lam=1.0, groups=[0, 0, 1])      # features 0 and 1 form a group
+    >>> np.round(penalty.prox(np.array([3.0, 4.0, 0.5]), step=1.0), 12).tolist()  # (1 − 1/5)·(3, 4); 0.5 → 0
+    [2.4, 3.2, 0.0]
     """
 
     separable = False

@@ -123,7 +123,7 @@ def _cmd_run(args, clis) -> int:
         X, y = problem.load(n_irrelevant=args.irrelevant, random_state=args.seed,
                             data_dir=args.data_dir)
     else:  # the user's own file: z-scored, the method's defaults
-        X, y = load_dataset(args.data, data_dir=args.data_dir, label=args.label or "label")
+        X, y = load_dataset(args.data, data_dir=args.data_dir, label=args.label)
         if args.irrelevant:
             X = add_irrelevant_features(X, args.irrelevant, args.seed)
         problem = Problem(name=Path(args.data).name, method=args.method, path=str(args.data),

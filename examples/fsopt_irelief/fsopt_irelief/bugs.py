@@ -2,6 +2,7 @@
 catch it by its own measurement (the subproblem's certificate is blinded or fooled too)."""
 import numpy as np
 
+from fsopt import GarroteLogistic
 from fsopt.core.checks import blind_certificate, patch, planted_bug, wrap_backend
 
 from .penalty import AdaptiveL1
@@ -17,7 +18,8 @@ def unit_ball_signed(stack):
 
 
 @planted_bug("adaptive prox ignores c", catches=("IRELIEF adaptive garrote",),
-             description="the prox of (A) thresholds by λ instead of λc (the certificate, built on the "
-                         "same prox, is fooled too)")
+             description="the prox of (A) thresholds by λ instead of λc, and the garrote's certificate "
+                         "is blind: only the conic solve of the cvxpy model, outside the prox, sees it")
 def adaptive_prox_unweighted(stack):
     patch(stack, AdaptiveL1, "prox", lambda self, v, step: np.maximum(v - step * self.lam, 0.0))
+    blind_certificate(stack, GarroteLogistic)
