@@ -55,7 +55,14 @@ def test_fsopt_bench_compares_solvers_on_the_plugin_subproblems(env, tmp_path):
                 & frame["solver"].isin(["UNITBALL", "PROXGRAD", "CLARABEL"])]  # not the references
     assert set(zip(ran["kind"], ran["solver"])) == {("relief_update", "UNITBALL"), ("relief_update", "CLARABEL"),
                                                     ("garrote_logistic", "PROXGRAD"), ("garrote_logistic", "CLARABEL")}
-    assert ran["solved"].all() and ran["error_to_reference"].max() < 1e-5
+    # every solve measured against the tight reference; Clarabel at its default tolerance leaves
+    # heavily penalized weights near 1e-4 on the adaptive garrote, which the certificate may reject
+    # (the bench measures the solver alone): that row stays, with its status
+    native = ran[ran["solver"] != "CLARABEL"]
+    assert native["solved"].all() and native["error_to_reference"].max() < 1e-5
+    conic = ran[ran["solver"] == "CLARABEL"].set_index("kind")
+    assert conic.loc["relief_update", "solved"] and conic["error_to_reference"].max() < 1e-5
+    assert conic.loc["garrote_logistic", "status"] in ("optimal", "rejected_certificate")
 
 
 def test_fsopt_verify_runs_the_plugin_checks_and_catches_its_planted_bugs(env):
