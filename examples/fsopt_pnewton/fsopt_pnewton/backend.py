@@ -16,7 +16,7 @@ import numpy as np
 from scipy.linalg import LinAlgError, cho_factor, cho_solve
 from scipy.special import expit
 
-from fsopt.core.solvers import NativeBackend
+from fsopt import LogisticMarginLoss, NativeBackend, NonnegL1
 
 
 class ProjectedNewton(NativeBackend):
@@ -25,10 +25,13 @@ class ProjectedNewton(NativeBackend):
     description = "projected Newton (Bertsekas 1982) on garrote_logistic (7); plugin fsopt-pnewton"
 
     def supports(self, subproblem):
-        return subproblem.name == "garrote_logistic" and getattr(subproblem, "beta", None) is None
+        """Any subproblem whose parts are LOGO's logistic loss on margins and the plain ℓ1 penalty
+        on w ≥ 0 — by its parts, not its name (an elastic-net or group garrote is refused)."""
+        return isinstance(getattr(subproblem, "smooth", None), LogisticMarginLoss) \
+            and type(getattr(subproblem, "penalty", None)) is NonnegL1
 
     def solve(self, subproblem, tol=None, max_iter=None, verbose=False, eps0=1e-3, armijo=1e-4):
-        w, status, iterations = projected_newton(subproblem.Z, subproblem.lam,
+        w, status, iterations = projected_newton(subproblem.smooth.Z, subproblem.penalty.lam,
                                                  1e-6 if tol is None else tol,
                                                  100 if max_iter is None else max_iter, eps0, armijo)
         if verbose:
