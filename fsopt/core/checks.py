@@ -146,10 +146,28 @@ def log_uniform(g, lo, hi):
 
 
 def reference_typical_spread(X) -> float:
-    """The unit of X by its definition (fsopt.core.scaling): the median over the non-constant
-    columns of their standard deviation; for references that must not reuse the code's own."""
+    """The unit of X by its definition (fsopt.core.scaling), for references that must not reuse the
+    code's own: over the non-constant columns, the median of (q₃ − q₁)/(2Φ⁻¹(3/4)), the quartiles
+    interpolated linearly between the sorted values (rank q·(N − 1)), or of the standard deviation
+    where the two quartiles coincide."""
+    from scipy.stats import norm
+
     X = np.asarray(X, dtype=float)
-    return float(np.median(X[:, np.ptp(X, axis=0) > 0].std(axis=0)))
+    normal_iqr = 2.0 * float(norm.ppf(0.75))  # interquartile range of N(0, 1)
+    spreads = []
+    for column in X.T:
+        values = np.sort(column)
+        if values[0] == values[-1]:
+            continue
+        quartiles = []
+        for q in (0.25, 0.75):
+            rank = q * (values.size - 1)
+            low = int(math.floor(rank))
+            high = min(low + 1, values.size - 1)
+            quartiles.append(values[low] + (rank - low) * (values[high] - values[low]))
+        q1, q3 = quartiles
+        spreads.append((q3 - q1) / normal_iqr if q3 > q1 else float(np.sqrt(np.mean((column - column.mean()) ** 2))))
+    return float(np.median(spreads))
 
 
 @dataclass
