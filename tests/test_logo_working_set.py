@@ -10,6 +10,7 @@ import pytest
 
 from fsopt import LOGO
 from fsopt.datasets.spiral import make_spiral
+from fsopt.core.parts import NonnegL1
 from fsopt.logo import GarroteLogistic, LogoFixedPoint
 from fsopt.logo.margins import kernel_threads, signed_abs_sum
 
@@ -35,14 +36,22 @@ def test_working_set_reaches_the_same_fixed_point_in_fewer_passes(shape, turns):
     assert passes(ref) >= ref.n_iter_ + 1  # z̄ of all J each iteration, the distances of w⁰ = 1
 
 
-class Penalty:
-    """ℓ1 on w ≥ 0 as a penalty part; ``broken`` claims every zero is optimal."""
+class CountingL1:
+    """The real ℓ1 on w ≥ 0 (NonnegL1) with its ``zero_slack`` calls counted; ``broken`` claims
+    every zero is optimal."""
 
     def __init__(self, lam, broken=False):
-        self.lam, self.broken = lam, broken
+        self.l1, self.broken, self.calls = NonnegL1(lam), broken, 0
+
+    def __getattr__(self, name):
+        return getattr(self.l1, name)
+
+    def restrict(self, columns):
+        return self  # separable, defined on any number of features
 
     def zero_slack(self, w, grad):
-        return np.full(grad.shape, np.inf) if self.broken else grad + self.lam
+        self.calls += 1
+        return np.full(grad.shape, np.inf) if self.broken else self.l1.zero_slack(w, grad)
 
 
 def planted(penalty=None, working_set=True):
@@ -52,9 +61,7 @@ def planted(penalty=None, working_set=True):
     active = w > 0
     active[0] = False
     start = np.where(active, w, 0.0)
-    sub = GarroteLogistic(1.0)
-    if penalty is not None:
-        sub.penalty = penalty
+    sub = GarroteLogistic(penalty=penalty)
     method = LogoFixedPoint(X, y, 2.0, sub, "LBFGSB", working_set=working_set)
     step = method.update(method.statistics(start, active), start, active)
     return step, method.kkt_violations(step.iterate, active)
@@ -69,8 +76,9 @@ def test_working_set_leaves_the_eliminated_to_the_full_check():
 
 
 def test_elimination_asks_the_penalty_part():
-    assert 0 in planted(Penalty(1.0))[1]
-    assert planted(Penalty(1.0, broken=True))[1].size == 0  # the planted bug hides feature 0
+    penalty = CountingL1(1.0)
+    assert 0 in planted(penalty)[1] and penalty.calls > 0
+    assert planted(CountingL1(1.0, broken=True))[1].size == 0  # the planted bug hides feature 0
 
 
 def test_kernel_threads_follow_the_affinity():

@@ -11,6 +11,7 @@ import scipy.sparse as sp
 from sklearn.exceptions import DataConversionWarning
 
 from fsopt import LFS, LOGO, NMMKL
+from fsopt.core.scaling import sparse_column_percentiles, typical_spread
 from fsopt.datasets.lfs_synthetic import make_lfs_synthetic
 from fsopt.datasets.spiral import make_spiral
 from fsopt.nmmkl.qcqp import MKLDual
@@ -42,6 +43,26 @@ def test_nmmkl_sparse_selects_as_dense(seed, to_sparse):
     assert 0 in set(np.flatnonzero(dense.support_))
     assert all(r.certified for r in sparse.records_)
     np.testing.assert_array_equal(sparse.transform(to_sparse(X)).toarray(), X[:, dense.support_])
+
+
+@pytest.mark.parametrize("density", [0.05, 0.6])
+@pytest.mark.parametrize("N", [7, 120])
+def test_sparse_quartiles_and_typical_spread_are_the_dense_ones(density, N):
+    """From the sorted stored values and the count of implicit zeros per column: NumPy's
+    percentiles of the dense matrix exactly, and its typical spread, on signed data with
+    explicit zeros, duplicate entries and all-zero columns."""
+    rng = np.random.default_rng([N, int(100 * density)])
+    X = sp.random(N, 80, density=density, random_state=rng, format="coo",
+                  data_rvs=lambda k: rng.standard_normal(k) * 10 ** rng.uniform(-3, 3, k))
+    X.data[::7] = 0.0  # explicit zeros
+    X = sp.coo_matrix((np.r_[X.data, 1.5], (np.r_[X.row, X.row[0]], np.r_[X.col, X.col[0]])),
+                      shape=X.shape)  # one duplicate entry (the sum is the value)
+    dense = X.toarray()
+    for to_sparse in (sp.csc_matrix, sp.csr_array):
+        for q in ([25, 75], [0, 10, 50, 90, 100]):
+            np.testing.assert_array_equal(sparse_column_percentiles(to_sparse(X), q),
+                                          np.percentile(dense, q, axis=0))
+        assert typical_spread(to_sparse(X)) == pytest.approx(typical_spread(dense), rel=1e-13)
 
 
 def test_nmmkl_working_set_on_wide_sparse_data_never_densifies():

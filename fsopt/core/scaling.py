@@ -33,26 +33,88 @@ def typical_spread(X) -> float:
     the interquartile range / 1.349 (σ for normal data), or, where the quartiles coincide (a
     column zero in over half its rows, binary columns), the standard deviation.  Overflow-safe
     (each column divided by its largest |x| first); read one column block at a time (dense,
-    sparse, dask, zarr or h5py X; no copy of X).  One outlier row moves no quartile by more than
-    one rank, so it cannot rescale the other rows (the standard deviation it replaces could:
-    one row at 10³ among 60 N(0, 1) rows made it ≈ 130)."""
+    dask, zarr or h5py X; no copy of X), sparse X from its stored entries (never densified).
+    One outlier row moves no quartile by more than one rank, so it cannot rescale the other rows
+    (the standard deviation it replaces could: one row at 10³ among 60 N(0, 1) rows made it
+    ≈ 130)."""
     from .blocks import column_blocks
 
-    spreads = []
-    for _, _, block in column_blocks(X):
-        block = block.astype(np.float64, copy=False)
-        varying = np.ptp(block, axis=0) > 0
-        block = block[:, varying]
-        top = np.max(np.abs(block), axis=0)
-        unit = block / top  # per column: squares and differences neither over- nor underflow
-        q1, q3 = np.percentile(unit, [25, 75], axis=0)
-        spread = np.where(q3 > q1, (q3 - q1) / _NORMAL_IQR, unit.std(axis=0))
-        spreads.append(spread * top)
-    spreads = np.concatenate(spreads) if spreads else np.zeros(0)
+    if sp.issparse(X):
+        spreads = _sparse_spreads(X)
+    else:
+        spreads = [_dense_spreads(block.astype(np.float64, copy=False))
+                   for _, _, block in column_blocks(X)]
+        spreads = np.concatenate(spreads) if spreads else np.zeros(0)
     if not spreads.size:
         raise ValueError(f"X has no non-constant feature (all {X.shape[1]} columns are constant); "
                          "there is nothing to select from")
     return float(np.median(spreads))
+
+
+def _robust_spread(q1, q3, std):
+    """(q3 − q1) / 1.349 where the quartiles differ, else the standard deviation."""
+    return np.where(q3 > q1, (q3 - q1) / _NORMAL_IQR, std)
+
+
+def _dense_spreads(block):
+    """The robust spread of each non-constant column of a dense block."""
+    block = block[:, np.ptp(block, axis=0) > 0]
+    top = np.max(np.abs(block), axis=0)
+    unit = block / top  # per column: squares and differences neither over- nor underflow
+    q1, q3 = np.percentile(unit, [25, 75], axis=0)
+    return _robust_spread(q1, q3, unit.std(axis=0)) * top
+
+
+def _sparse_spreads(X):
+    """:func:`_dense_spreads` of sparse X from its stored entries: O(nnz) memory."""
+    X = _canonical_csc(X)
+    unit = X[:, np.flatnonzero(~constant_features(X))]
+    N, J = unit.shape
+    cols = np.repeat(np.arange(J), np.diff(unit.indptr))
+    top = np.zeros(J)
+    np.maximum.at(top, cols, np.abs(unit.data))
+    unit.data = unit.data / top[cols]  # as the dense blocks: each column divided by its max |x|
+    q1, q3 = sparse_column_percentiles(unit, [25, 75])
+    mean = np.bincount(cols, weights=unit.data, minlength=J) / N
+    squares = np.bincount(cols, weights=(unit.data - mean[cols]) ** 2, minlength=J)
+    std = np.sqrt((squares + (N - np.diff(unit.indptr)) * mean**2) / N)  # implicit zeros too
+    return _robust_spread(q1, q3, std) * top
+
+
+def _canonical_csc(X):
+    """X as a CSC array without duplicate entries (X's own arrays are never modified)."""
+    X = sp.csc_array(X, dtype=np.float64)
+    if not X.has_canonical_format:
+        X = X.copy()
+        X.sum_duplicates()
+    return X
+
+
+def sparse_column_percentiles(X, q):
+    """``np.percentile(X.toarray(), q, axis=0)`` (linear interpolation) of sparse X without
+    densifying it: each column's sorted stored values with its implicit zeros counted, O(nnz)."""
+    X = _canonical_csc(X)
+    N, J = X.shape
+    counts = np.diff(X.indptr)
+    cols = np.repeat(np.arange(J), counts)
+    values = np.append(X.data[np.lexsort((X.data, cols))], 0.0)  # sorted per column; a 0 at nnz
+    negative = np.bincount(cols[X.data < 0], minlength=J)
+    implicit = N - counts
+
+    def order_statistic(k):
+        """The k-th smallest entry (k per column) of each full column."""
+        zero = (k >= negative) & (k < negative + implicit)
+        stored = np.where(k < negative, k, k - implicit)
+        return np.where(zero, 0.0, values[np.where(zero, X.nnz, X.indptr[:-1] + stored)])
+
+    out = []
+    for quantile in np.atleast_1d(np.asarray(q, dtype=np.float64)) / 100:
+        h = (N - 1) * quantile
+        lo = int(np.floor(h))
+        a, b = order_statistic(np.full(J, lo)), order_statistic(np.full(J, min(lo + 1, N - 1)))
+        t = h - lo
+        out.append(b - (b - a) * (1 - t) if t >= 0.5 else a + (b - a) * t)  # as NumPy's lerp
+    return np.array(out).reshape(np.shape(q) + (J,))
 
 
 def unit_scale(X) -> float:
