@@ -127,7 +127,7 @@ class Penalty:
             param.value = np.asarray(getattr(self, name), dtype=float)
 
     def violation(self, w, grad):
-        """|w − prox(w − grad, 1)| per coordinate: 0 exactly where the optimality condition holds
+        """``abs(w − prox(w − grad, 1))`` per coordinate: 0 exactly where the optimality condition holds
         (for a group penalty, the group's condition shows on its coordinates)."""
         return np.abs(w - self.prox(w - grad, 1.0))
 
