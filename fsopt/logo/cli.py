@@ -63,7 +63,7 @@ def run(args, problem, X, y) -> int:
     print(f"elimination: {sum(h.n_dropped for h in hist)} feature(s) dropped, "
           f"{sum(h.n_reentered for h in hist)} re-entered; {hist[-1].n_active} active at the end")
     if args.plot:
-        relevant = [0, 1] if problem.name == "spiral" else None
+        relevant = problem.data.get("relevant")  # a problem file may name its relevant features
         save_figure(plot_logo(est, relevant=relevant), args.plot)
         print(f"figure written to {args.plot}")
     return 0
