@@ -86,9 +86,13 @@ class Anderson:
         if not self._S:
             self._pending = False
             return self.averaging.propose(x, fx)
-        S, Y = np.column_stack(self._S), np.column_stack(self._Y)
-        gamma = np.linalg.lstsq(S.T @ Y, S.T @ g, rcond=None)[0]
         self._pending = True
+        return self.step(fx, g, np.column_stack(self._S), np.column_stack(self._Y))
+
+    @staticmethod
+    def step(fx, g, S, Y):
+        """The type-I point T(x) − (S − Y)γ, γ the least-squares solution of SᵀYγ = Sᵀg."""
+        gamma = np.linalg.lstsq(S.T @ Y, S.T @ g, rcond=None)[0]
         return fx - (S - Y) @ gamma
 
 

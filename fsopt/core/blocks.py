@@ -34,23 +34,36 @@ def store_kind(X):
 
 
 class ColumnSubset:
-    """The columns ``index`` of a zarr/h5py array, read lazily (fancy-indexing those stores is slow)."""
+    """The columns ``index`` (and the rows ``rows``, default all) of a zarr/h5py array, read
+    lazily (fancy-indexing those stores is slow): column blocks are read whole, then rows taken."""
 
-    def __init__(self, X, index):
+    def __init__(self, X, index, rows=None):
         self.base, self.index = X, np.asarray(index)
-        self.shape = (X.shape[0], self.index.size)
+        self.rows = None if rows is None else np.asarray(rows)
+        self.shape = (X.shape[0] if rows is None else self.rows.size, self.index.size)
         self.dtype = X.dtype
 
 
 def take_columns(X, mask):
     """X[:, mask] without reading a zarr/h5py store and without densifying sparse X."""
     if isinstance(X, ColumnSubset):
-        return ColumnSubset(X.base, X.index[mask])
+        return ColumnSubset(X.base, X.index[mask], X.rows)
     if store_kind(X) in ("zarr", "h5py"):
         return ColumnSubset(X, np.flatnonzero(mask))
     if sp.issparse(X):
         return sp.csc_array(X)[:, np.flatnonzero(mask)]
     return X[:, mask]
+
+
+def take_rows(X, rows):
+    """X[rows] (``rows`` an index array) without reading a zarr/h5py store."""
+    if isinstance(X, ColumnSubset):
+        return ColumnSubset(X.base, X.index, rows if X.rows is None else X.rows[rows])
+    if store_kind(X) in ("zarr", "h5py"):
+        return ColumnSubset(X, np.arange(X.shape[1]), rows)
+    if sp.issparse(X):
+        return sp.csr_array(X)[rows]
+    return X[rows]
 
 
 def column_blocks(X, width=None):
@@ -88,6 +101,19 @@ def _block_width(X):
     return max(1, -(-width // KERNEL_COLUMNS)) * KERNEL_COLUMNS
 
 
+def distinct_rows(X, y):
+    """Ascending indices of the first row of each distinct (x_n, y_n): rows of X equal bit for bit
+    (compared as bytes, column block by column block; never densified beyond one block) with the
+    same label count once."""
+    codes = np.unique(np.asarray(y), return_inverse=True)[1].reshape(-1)
+    whole = isinstance(X, np.ndarray) and X.flags.c_contiguous
+    for _, _, block in [(0, X.shape[1], X)] if whole else column_blocks(X):
+        row_bytes = np.ascontiguousarray(block).view(np.dtype((np.void, block.dtype.itemsize * block.shape[1])))
+        in_block = np.unique(row_bytes.ravel(), return_inverse=True)[1].reshape(-1)
+        codes = np.unique(np.c_[codes, in_block], axis=0, return_inverse=True)[1].reshape(-1)
+    return np.sort(np.unique(codes, return_index=True)[1])
+
+
 def column_ranges(X):
     """max_n x_nj − min_n x_nj per column (np.ptp over rows), block by block for blockwise X."""
     if not is_blockwise(X):
@@ -104,6 +130,8 @@ def _read(X, j0, j1):
         pieces = np.split(idx, np.flatnonzero(np.diff(idx // span)) + 1)
         block = np.concatenate([np.asarray(X.base[:, p[0]:p[-1] + 1])[:, p - p[0]] for p in pieces],
                                axis=1)
+        if X.rows is not None:
+            block = block[X.rows]
     elif sp.issparse(X):
         block = X[:, j0:j1].toarray()
     else:

@@ -10,13 +10,14 @@ import functools
 
 import numpy as np
 
-from ..core import blocks, solvers
+from ..core import acceleration, blocks, solvers
 from ..core.checks import blind_certificate, patch, planted_bug, wrap_backend
 from . import estimator, margins
 from .garrote import GarroteLogistic
 from .method import LogoFixedPoint
 
 FIXED_POINT = "LOGO fixed point (3)-(7)"
+ACCELERATION = "LOGO acceleration"
 
 
 @planted_bug("gradient path +1e-3", catches=("LOGO Thm 1",),
@@ -142,3 +143,17 @@ def block_twice(stack):
                          "not mapped back to X's units")
 def unit_scale_ignored(stack):
     patch(stack, estimator, "unit_scale", lambda X: 1.0)
+
+
+@planted_bug("averaging steps away from T(x)", catches=(ACCELERATION,),
+             description="the averaging accelerator proposes x + α(x − T(x)) instead of x + α(T(x) − x) "
+                         "(also Anderson's fallback step)")
+def averaging_backwards(stack):
+    patch(stack, acceleration.Averaging, "propose", lambda self, x, fx: (1 + self.alpha) * x - self.alpha * fx)
+
+
+@planted_bug("Anderson step sign flipped", catches=(ACCELERATION,),
+             description="Anderson's type-I point T(x) + (S − Y)γ instead of T(x) − (S − Y)γ")
+def anderson_sign(stack):
+    real = acceleration.Anderson.step
+    patch(stack, acceleration.Anderson, "step", staticmethod(lambda fx, g, S, Y: 2 * fx - real(fx, g, S, Y)))

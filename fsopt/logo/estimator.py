@@ -12,12 +12,12 @@ from sklearn.feature_selection import SelectorMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from ..core.blocks import check_blockwise, is_blockwise
+from ..core.blocks import check_blockwise, distinct_rows, is_blockwise, take_rows
 from ..core.driver import FixedPointDriver
 from ..core.scaling import rescale, unit_scale
 from ..core.solvers import resolve_solver
 from ..core.subproblem import Subproblem
-from ..core.validation import check_data, transactional_fit, validate_fit
+from ..core.validation import check_data, check_labels, transactional_fit, validate_fit
 from .garrote import GarroteLogistic
 from .method import LogoFixedPoint
 
@@ -68,6 +68,11 @@ class LOGO(SelectorMixin, BaseEstimator):
         (safeguarded type-I); see :mod:`fsopt.core.acceleration` and docs/logo-scale.md.
     progress : show a progress bar.
 
+    Identical rows with the same label are one sample: each copy would otherwise be the other's
+    nearest hit at distance 0 for every w, and count again in the loss of (7), so X with every row
+    given twice selects as X does (the rows are compared bit for bit, one column block at a time; a store is
+    read once more for it).
+
     X may be a NumPy array, scipy.sparse, or a dask / zarr / h5py array read one column block at
     a time.  z̄ is held for at most 1 GiB of columns; beyond that the statistics and the KKT
     checks stream (``fsopt.logo.method``), so memory does not grow with J beyond a few vectors.
@@ -81,6 +86,7 @@ class LOGO(SelectorMixin, BaseEstimator):
         final check over all features passed (no eliminated feature would enter).
     outcome_ : "converged", "cycle(k)" (the solves repeat with period k), "max_iter" or
         "stopped" (the callback); each ``history_`` row has the residual ‖T(w) − w‖/‖T(w)‖.
+    n_duplicate_rows_ : rows merged into an identical row with the same label (0: none).
     n_features_in_, feature_names_in_ : as in scikit-learn (names when X is a DataFrame).
 
     Examples
@@ -148,6 +154,15 @@ class LOGO(SelectorMixin, BaseEstimator):
             self.n_features_in_ = X.shape[1]
         else:  # dense or CSR/CSC (the statistics read sparse X one column block at a time)
             X, y = validate_fit(self, X, y, accept_sparse=("csr", "csc"), min_per_class=2)
+        keep = distinct_rows(X, y)  # a row's copy would be its own nearest hit at distance 0
+        self.n_duplicate_rows_ = X.shape[0] - keep.size
+        if self.n_duplicate_rows_:
+            X, y = take_rows(X, keep), y[keep]
+            try:
+                check_labels(y, min_per_class=2)
+            except ValueError as exc:
+                raise ValueError(f"after merging {self.n_duplicate_rows_} identical rows (same features "
+                                 f"and label): {exc}") from None
         subproblem = self._make_subproblem()
         solver, *fallback = [resolve_solver(name, subproblem, self.solver_options)  # once per fit,
                              for name in (self.solver, *self.fallback)]  # before any work
