@@ -52,6 +52,21 @@ def test_acceleration_reaches_the_fixed_point_of_a_cycling_map(k, acceleration):
     np.testing.assert_allclose(result.iterate, [1.0, 2.0], atol=1e-6)
 
 
+def test_auto_runs_the_plain_iteration_until_it_cycles_then_averages():
+    """"auto": the plain iterates while no cycle is seen; from the first cycle, averaging (which
+    reaches the rotation's fixed point, where the plain iteration stops at cycle(2))."""
+    with pytest.warns(ConvergenceWarning, match=r"cycle\(2\)"):
+        plain = FixedPointDriver(theta=1e-8, max_iter=200).run(Rotation(2))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        auto = FixedPointDriver(theta=1e-8, max_iter=200, acceleration="auto").run(Rotation(2))
+    switched = [h.iteration for h in auto.history if h.switched]
+    assert auto.outcome == "converged" and switched == [plain.n_iter]
+    np.testing.assert_allclose(auto.iterate, [1.0, 2.0], atol=1e-6)
+    assert not any(h.accelerated for h in auto.history[:plain.n_iter - 1])
+    assert [h.residual for h in auto.history[:plain.n_iter]] == [h.residual for h in plain.history]
+
+
 def test_max_iter_is_an_outcome_and_a_converging_oscillation_is_no_cycle():
     """T(x) = p − 0.9(x − p) oscillates while it converges: max_iter (not cycle) when cut short."""
     class Shrink(Rotation):

@@ -13,6 +13,9 @@ changes the path to the fixed point, never what counts as one.
   if its residual is at most D‖g₀‖(n/R + 1)^−(1+ε) (n the Anderson points kept so far);
   otherwise the iteration returns to the last kept point and takes an averaging step from it.
 
+"auto": the plain iteration while it converges (its iterates unchanged), then, from a detected
+cycle x ↔ T(x), averaging: a 2-cycle is averaged onto its midpoint and the iteration goes on.
+
 A user's accelerator is any object with ``propose(x, fx) -> next point`` (and ``reset()``).
 Points are projected by the method (``FixedPointMethod.project``, e.g. onto w ≥ 0) afterwards.
 """
@@ -97,11 +100,12 @@ class Anderson:
 
 
 def make_accelerator(acceleration):
-    """None, "averaging", "anderson", or an object with ``propose`` (used as given)."""
-    if acceleration is None or hasattr(acceleration, "propose"):
-        return acceleration
+    """None, "averaging", "anderson", or an object with ``propose`` (used as given); "auto" (the
+    plain iteration until it cycles, then averaging: the driver switches) starts as None."""
+    if acceleration is None or acceleration == "auto" or hasattr(acceleration, "propose"):
+        return None if acceleration == "auto" else acceleration
     choices = {"averaging": Averaging, "anderson": Anderson}
     if acceleration not in choices:
-        raise ValueError(f"acceleration must be None, {', '.join(map(repr, choices))} or an object "
-                         f"with propose(x, fx); got {acceleration!r}")
+        raise ValueError(f"acceleration must be None, 'auto', {', '.join(map(repr, choices))} or an "
+                         f"object with propose(x, fx); got {acceleration!r}")
     return choices[acceleration]()

@@ -32,7 +32,7 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 from tqdm.auto import tqdm
 
-from .acceleration import make_accelerator
+from .acceleration import Averaging, make_accelerator
 
 _TINY = 1e-300  # the denominator of the relative change when the iterate is 0
 R = TypeVar("R")  # a method's result type (what its ``round`` returns)
@@ -138,6 +138,7 @@ class Iteration:
     check_time: float = 0.0  # ... taking this long
     residual: float = float("nan")  # ‖T(x) − x‖ / ‖T(x)‖ at the evaluated x (= change)
     accelerated: bool = False  # the next point is the accelerator's, not T(x)
+    switched: bool = False  # acceleration="auto": a cycle was found here, averaging from now on
     data_passes: float = 0.0  # passes over the data in this iteration (statistics, update, check)
 
     @property
@@ -182,11 +183,15 @@ class FixedPointDriver:
         consecutive iterations are candidates for elimination (LOGO: 1e-8); ``None`` disables it.
         Candidates are eliminated (fixed at 0, left out of the statistics); an update may bring
         some back (``Step.reentered``).  Before declaring convergence the driver runs
-        ``method.kkt_violations`` over all eliminated features; if any re-enters, it goes on.
+        ``method.kkt_violations`` over all eliminated features; if any re-enters, it goes on,
+        and those features stay in the working set (are not eliminated) until the next check:
+        one that left again as soon as its weight touched 0 would be found by the next check
+        again, at the price of another pass over the data.
     prune_patience : iterations below ``prune_below`` before a feature is a candidate.
     callback : ``callback(iteration: Iteration, iterate)``; returning True stops the run.
     acceleration : None (x ← T(x)), "averaging" (x ← ½x + ½T(x)), "anderson" (safeguarded
-        type-I Anderson, memory 5) or an accelerator object (:mod:`fsopt.core.acceleration`);
+        type-I Anderson, memory 5), "auto" (x ← T(x) until a cycle is detected, then averaging;
+        ``Iteration.switched`` marks where) or an accelerator object (:mod:`fsopt.core.acceleration`);
         from the second iteration on (the first point is only a start).  Elimination and the
         stopping rule read T(x), so they do not depend on it.
     max_period : cycles of period 2..max_period are detected: the last k solves each within θ
@@ -235,6 +240,7 @@ class FixedPointDriver:
         if accelerator is not None and hasattr(accelerator, "reset"):
             accelerator.reset()
         below = np.zeros(active.shape, dtype=int)  # consecutive iterations under prune_below
+        kept = np.zeros(active.shape, dtype=bool)  # entered at the last check: kept until the next
         # a run that stops on θ has no known length: count iterations, show θ_t, estimate nothing
         bar = tqdm(total=self.max_iter if self.theta == 0 else None, desc=self.desc,
                    disable=not self.progress, leave=False)
@@ -252,14 +258,21 @@ class FixedPointDriver:
                 # a cycle on the working set may be one the eliminated features would break
                 cycle = () if change < self.theta else self._cycle(
                     method, self._remember(solves, t, new, record))
+                if cycle and self.acceleration == "auto" and accelerator is None:
+                    accelerator, cycle, solves = Averaging(), (), []  # averaging from this cycle on
+                    record.switched = True  # (no check over all features: the run goes on)
                 if self.prune_below is not None and new.ndim == 1:
                     active = self._reenter(step.reentered, active, below, record)
                     below = np.where(new < self.prune_below, below + 1, 0)
-                    record.n_dropped = int((active & (below >= self.prune_patience)).sum())
-                    active = active & (below < self.prune_patience)
+                    leaving = active & ~kept & (below >= self.prune_patience)
+                    record.n_dropped = int(leaving.sum())
+                    active = active & ~leaving
                     if record.n_reentered == 0 and (change < self.theta or not active.any() or cycle):
                         back = self._full_check(method, new, active, record)
                         active = self._reenter(back, active, below, record)
+                        if back is not None:
+                            kept[:] = False
+                            kept[back] = True
                     new[~active] = 0.0
                     record.n_active = int(active.sum())
                 record.data_passes = method.data_passes - passes

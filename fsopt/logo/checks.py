@@ -120,7 +120,7 @@ def _fixed_point(X, y, sigma, w0, max_iter, solver):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         return LOGO(sigma=sigma, w0=w0, theta=1e-6, max_iter=max_iter, prune_below=None,
-                    solver=solver).fit(X, y)
+                    acceleration=None, solver=solver).fit(X, y)  # the paper's plain iteration
 
 
 def contraction_number(est) -> float:
@@ -373,7 +373,7 @@ def fixed_point(quick, rng=None, solver=None):
             with warnings.catch_warnings():  # no fixed point to reach: the iterates are compared
                 if not converged:
                     warnings.simplefilter("ignore", ConvergenceWarning)
-                est = LOGO(solver=solver, working_set=False,  # each update: the full-J (7)
+                est = LOGO(solver=solver, working_set=False, acceleration=None,  # full-J (7), plain
                            callback=lambda record, w: seen.append(np.array(w)), **params).fit(data, y)
             steps = max(float(np.max(np.abs(a - b))) for a, b in zip(seen[:ITERATES], iterates[:ITERATES])) / top
             margins.at_most(f"{form}_iterate_diff_over_max", steps, 1e-3)

@@ -64,8 +64,11 @@ class LOGO(SelectorMixin, BaseEstimator):
         naming the missing part.
     solver_options : common options ``tol``, ``max_iter``, ``verbose`` plus backend-specific ones.
     callback : called as ``callback(iteration, w)`` after each outer iteration; True stops.
-    acceleration : of the fixed point: None, "averaging" (w ← ½w + ½T(w)) or "anderson"
-        (safeguarded type-I); see :mod:`fsopt.core.acceleration` and docs/logo-scale.md.
+    acceleration : of the fixed point: "auto" (default: the paper's w ← T(w), its iterates
+        unchanged, until the driver detects a cycle; then averaging, ``history_[t].switched``
+        marks where), None (w ← T(w) only; a cycle ends the fit with outcome "cycle(k)"),
+        "averaging" (w ← ½w + ½T(w) throughout) or "anderson" (safeguarded type-I); see
+        :mod:`fsopt.core.acceleration` and docs/logo-scale.md.
     progress : show a progress bar.
 
     Identical rows with the same label are one sample: each copy would otherwise be the other's
@@ -118,14 +121,14 @@ class LOGO(SelectorMixin, BaseEstimator):
         "callback": [callable, None],
         "progress": ["boolean"],
         "subproblem": [Subproblem, callable, None],
-        "acceleration": [StrOptions({"averaging", "anderson"}), None],
+        "acceleration": [StrOptions({"auto", "averaging", "anderson"}), None],
         "working_set": ["boolean"],
     }
 
     def __init__(self, sigma=2.0, lam=1.0, beta=None, solver="LBFGSB", fallback=(),
                  check_against=None, theta=0.01, max_iter=50, prune_below=1e-8, prune_patience=1,
                  threshold=0.01, w0=None, solver_options=None, callback=None, progress=False,
-                 subproblem=None, acceleration=None, working_set=True):
+                 subproblem=None, acceleration="auto", working_set=True):
         self.sigma = sigma
         self.lam = lam
         self.beta = beta
