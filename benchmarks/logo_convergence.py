@@ -8,17 +8,19 @@ fixed point wherever both converge.
 - uci: heart, ionosphere, sonar in the logo-uci protocol (stratified random splits of the paper's
   training size, else min(120, N/2); ``--irrelevant`` N(0, 1) features per split; z-scored on
   the training part; σ = 2, λ = 1), 10 splits.
-- duplicated: every row twice (np.r_[X, X]) against X: spiral (Fermat, 1 turn, 300 irrelevant),
-  the first Colon fold, the first heart split; the selections must be equal.
+- duplicated: every row twice (np.r_[X, X]) against X: spirals (Fermat 1 turn, Archimedes 1.75
+  turns, 300 irrelevant), the first Colon fold, the first heart split; the selections must be
+  equal (default acceleration).
 - spirals: Fermat 1, 1.5, 1.75 turns and Archimedes 1.75 turns, 2,000 irrelevant, σ = 2, λ = 1.
-Each fit: acceleration None, "averaging", "anderson" (default theta = 0.01, max_iter 100).
+Each fit: acceleration None, "auto" (the default), "averaging", "anderson" (default theta = 0.01,
+max_iter 100).
 """
 import argparse
 import warnings
 
 import numpy as np
 
-ACCELERATIONS = (None, "averaging", "anderson")
+ACCELERATIONS = (None, "auto", "averaging", "anderson")
 
 
 def fit(X, y, acceleration, sigma, max_iter):
@@ -87,17 +89,21 @@ def main():
         return [(standardize(X[np.arange(len(y)) != i]), y[np.arange(len(y)) != i]) for i in idx]
 
     if "duplicated" in args.cases:
-        cases = {"spiral": (make_spiral(230, 300, random_state=0), 2.0),
+        cases = {"Fermat spiral": (make_spiral(230, 300, random_state=0), 2.0),
+                 "Archimedean spiral, 1.75 turns": (make_spiral(230, 300, turns=1.75, shape="archimedean",
+                                                                random_state=0), 2.0),
                  "colon fold 0": (colon_folds(1)[0], 5.0), "heart split 0": (uci("heart", 1)[0], 2.0)}
-        print("\n**Duplicated rows: np.r_[X, X] against X (acceleration none)**\n")
-        print("| data | X: outcome, its, support size | np.r_[X, X]: outcome, its, support size | same selection |")
-        print("|---|---|---|---|")
+        print("\n**Duplicated rows: np.r_[X, X] against X (default acceleration)**\n")
+        print("| data | X: outcome, its, support size | np.r_[X, X]: outcome, its, support size | "
+              "same selection | same weights |")
+        print("|---|---|---|---|---|")
         for name, ((X, y), sigma) in cases.items():
-            a = fit(X, y, None, sigma, args.max_iter)
-            b = fit(np.r_[X, X], np.r_[y, y], None, sigma, args.max_iter)
+            a = fit(X, y, "auto", sigma, args.max_iter)
+            b = fit(np.r_[X, X], np.r_[y, y], "auto", sigma, args.max_iter)
             print(f"| {name} | {a.outcome_}, {a.n_iter_}, {a.get_support().sum()} | {b.outcome_}, "
                   f"{b.n_iter_}, {b.get_support().sum()} | "
-                  f"{np.array_equal(a.get_support(), b.get_support())} |", flush=True)
+                  f"{np.array_equal(a.get_support(), b.get_support())} | "
+                  f"{np.array_equal(a.weights_, b.weights_)} |", flush=True)
     if "spirals" in args.cases:
         for shape, turns in (("fermat", 1.0), ("fermat", 1.5), ("fermat", 1.75), ("archimedean", 1.75)):
             table(f"{shape} spiral, {turns:g} turns, 2,000 irrelevant",

@@ -164,6 +164,7 @@ class LOGO(SelectorMixin, BaseEstimator):
             try:
                 check_labels(y, min_per_class=2)
             except ValueError as exc:
+                unit_scale(X)  # all columns constant (every row alike): that error names the cause
                 raise ValueError(f"after merging {self.n_duplicate_rows_} identical rows (same features "
                                  f"and label): {exc}") from None
         subproblem = self._make_subproblem()
