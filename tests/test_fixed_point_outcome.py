@@ -96,3 +96,37 @@ def test_logo_fixed_point_does_not_depend_on_acceleration(shape, turns):
         np.testing.assert_array_equal(est.get_support(), ref.get_support())
         assert np.abs(est.weights_ - ref.weights_).max() <= 1e-2 * ref.weights_.max(), acc
     assert ref.get_support(indices=True).tolist() == [0, 1]
+
+
+class OneFeature(FixedPointMethod):
+    """w_0 ← (w_0 + c)/2 with c = 1 + the number of checks so far (the first check changes the
+    problem: w_0 moves on to 2), every other weight 0; the first check over all features brings
+    back features 1 and 2 (at weight 0 they would leave again at once)."""
+
+    def __init__(self, J=10):
+        self.J, self.checks = J, 0
+
+    def initial_iterate(self):
+        return np.ones(self.J)
+
+    def statistics(self, iterate, active):
+        return None
+
+    def update(self, stats, iterate, active):
+        new = np.zeros(self.J)
+        new[0] = (iterate[0] + 1.0 + self.checks) / 2
+        return Step(new)
+
+    def kkt_violations(self, iterate, active):
+        self.checks += 1
+        return np.array([1, 2]) if self.checks == 1 else np.array([], dtype=int)
+
+
+def test_features_a_check_brings_back_stay_until_their_rent_reaches_one_pass():
+    result = FixedPointDriver(theta=1e-4, max_iter=100, prune_below=1e-8, prune_patience=1).run(OneFeature())
+    h = result.history
+    t = next(i for i, r in enumerate(h) if r.n_reentered)  # the first check
+    assert h[t].n_reentered == 2 and h[t].n_active == 3
+    # kept at weight 0: 2 columns of rent per iteration, released once the rent exceeds J = 10
+    assert [r.n_active for r in h[t + 1:t + 7]] == [3, 3, 3, 3, 3, 1]
+    assert h[t + 6].n_dropped == 2 and result.outcome == "converged"

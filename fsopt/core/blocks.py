@@ -11,6 +11,7 @@ sum over blocks runs in the same order as over one NumPy array.
 """
 from __future__ import annotations
 
+import hashlib
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -102,16 +103,31 @@ def _block_width(X):
 
 
 def distinct_rows(X, y):
-    """Ascending indices of the first row of each distinct (x_n, y_n): rows of X equal bit for bit
-    (compared as bytes, column block by column block; never densified beyond one block) with the
-    same label count once."""
-    codes = np.unique(np.asarray(y), return_inverse=True)[1].reshape(-1)
+    """Ascending indices of the first row of each distinct (x_n, y_n): rows of X equal byte for
+    byte with the same label count once.  Rows are first told apart by their label and their
+    first ``KERNEL_COLUMNS`` columns; only rows that agree there are hashed in full (BLAKE2b, 128
+    bits, one column block at a time: X is never copied or densified beyond one block), and rows
+    of an in-memory array whose hashes agree are also compared in full."""
+    labels = np.unique(np.asarray(y), return_inverse=True)[1].reshape(-1)
+    N, J = X.shape
+    head = _read(X, 0, min(J, KERNEL_COLUMNS))
+    first = {}
+    for n in range(N):
+        first.setdefault((int(labels[n]), head[n].tobytes()), []).append(n)
+    candidates = np.array(sorted(n for rows in first.values() if len(rows) > 1 for n in rows), dtype=np.intp)
+    if candidates.size == 0:
+        return np.arange(N)
+    digests = {n: hashlib.blake2b(digest_size=16) for n in candidates}
     whole = isinstance(X, np.ndarray) and X.flags.c_contiguous
-    for _, _, block in [(0, X.shape[1], X)] if whole else column_blocks(X):
-        row_bytes = np.ascontiguousarray(block).view(np.dtype((np.void, block.dtype.itemsize * block.shape[1])))
-        in_block = np.unique(row_bytes.ravel(), return_inverse=True)[1].reshape(-1)
-        codes = np.unique(np.c_[codes, in_block], axis=0, return_inverse=True)[1].reshape(-1)
-    return np.sort(np.unique(codes, return_index=True)[1])
+    for _, _, block in [(0, J, X)] if whole else column_blocks(X):
+        for n in candidates:
+            digests[n].update(np.ascontiguousarray(block[n]).data)
+    seen, drop = {}, set()
+    for n in candidates:
+        n0 = seen.setdefault((int(labels[n]), digests[n].digest()), n)
+        if n0 != n and (not whole or np.array_equal(X[n], X[n0])):  # (else a hash collision)
+            drop.add(n)
+    return np.array([n for n in range(N) if n not in drop], dtype=np.intp)
 
 
 def column_ranges(X):

@@ -183,10 +183,12 @@ class FixedPointDriver:
         consecutive iterations are candidates for elimination (LOGO: 1e-8); ``None`` disables it.
         Candidates are eliminated (fixed at 0, left out of the statistics); an update may bring
         some back (``Step.reentered``).  Before declaring convergence the driver runs
-        ``method.kkt_violations`` over all eliminated features; if any re-enters, it goes on,
-        and those features stay in the working set (are not eliminated) until the next check:
-        one that left again as soon as its weight touched 0 would be found by the next check
-        again, at the price of another pass over the data.
+        ``method.kkt_violations`` over all eliminated features; if any re-enters, it goes on.
+        Those features stay in the working set until the following check: one that left as
+        soon as its weight touched 0 would be found by that check again, at the price of another
+        pass over the data.  Keeping a zero-weight feature costs one column per iteration, so
+        they are released once that rent has added up to one pass (``iterate.size`` columns):
+        never more than twice the cheaper of the two choices (ski rental).
     prune_patience : iterations below ``prune_below`` before a feature is a candidate.
     callback : ``callback(iteration: Iteration, iterate)``; returning True stops the run.
     acceleration : None (x ← T(x)), "averaging" (x ← ½x + ½T(x)), "anderson" (safeguarded
@@ -240,7 +242,8 @@ class FixedPointDriver:
         if accelerator is not None and hasattr(accelerator, "reset"):
             accelerator.reset()
         below = np.zeros(active.shape, dtype=int)  # consecutive iterations under prune_below
-        kept = np.zeros(active.shape, dtype=bool)  # entered at the last check: kept until the next
+        kept = np.zeros(active.shape, dtype=bool)  # entered at the last check: kept while ...
+        rent = 0  # ... the zero-weight ones cost (columns × iterations) less than one check
         # a run that stops on θ has no known length: count iterations, show θ_t, estimate nothing
         bar = tqdm(total=self.max_iter if self.theta == 0 else None, desc=self.desc,
                    disable=not self.progress, leave=False)
@@ -264,6 +267,9 @@ class FixedPointDriver:
                 if self.prune_below is not None and new.ndim == 1:
                     active = self._reenter(step.reentered, active, below, record)
                     below = np.where(new < self.prune_below, below + 1, 0)
+                    rent += int(np.count_nonzero(kept & (new < self.prune_below)))
+                    if rent > new.size:  # keeping them has cost a pass over the data: release
+                        kept[:] = False
                     leaving = active & ~kept & (below >= self.prune_patience)
                     record.n_dropped = int(leaving.sum())
                     active = active & ~leaving
@@ -271,7 +277,7 @@ class FixedPointDriver:
                         back = self._full_check(method, new, active, record)
                         active = self._reenter(back, active, below, record)
                         if back is not None:
-                            kept[:] = False
+                            kept[:], rent = False, 0
                             kept[back] = True
                     new[~active] = 0.0
                     record.n_active = int(active.sum())
