@@ -143,3 +143,42 @@ def test_sampled_patterns_are_the_distinct_draws(k):
     got = candidate_patterns(p, 500, np.random.default_rng(1))
     draws = np.random.default_rng(1).random((500, k)) < p
     np.testing.assert_array_equal(got, np.unique(draws, axis=0))
+
+
+def test_native_lp_backends_take_any_subproblem_that_declares_their_form():
+    """HIGHSPY and TOPK read declared forms (lp_data, top_k_data), not the LFS names: a user's
+    budgeted selection LP gets both, and their answers agree with SciPy's HiGHS."""
+    from scipy.optimize import linprog
+
+    from fsopt import Subproblem
+    from fsopt.core.solvers import LP, backends
+
+    class BudgetedPick(Subproblem):
+        """max vᵀx over 0 ≤ x ≤ 1, 1 ≤ 1ᵀx ≤ k (v ≥ 0)."""
+        name, cone, data_version = "budgeted_pick", LP, 0
+
+        def __init__(self, v, k):
+            super().__init__()
+            self.v, self.k = np.asarray(v, dtype=float), k
+
+        def lp_data(self):
+            return -self.v, np.ones((1, self.v.size)), [1.0], [float(self.k)]
+
+        def top_k_data(self):
+            return self.v, self.k
+
+        def objective(self, solution):
+            return float(self.v @ solution["x"])
+
+        def certificate(self, solution):
+            best = -linprog(-self.v, A_ub=np.ones((1, self.v.size)), b_ub=[self.k], A_eq=None,
+                            bounds=[(0, 1)] * self.v.size, method="highs").fun
+            return {"residual": abs(best - self.objective(solution))}
+
+    problem = BudgetedPick(np.random.default_rng(0).random(12), 4)
+    for name in ("HIGHSPY", "TOPK"):
+        assert backends()[name].supports(problem), name
+        record = problem.solve(name)
+        assert record.certificate["residual"] < 1e-9, (name, record.certificate)
+        assert set(np.flatnonzero(record.solution["x"] > 0.5)) == set(np.argsort(problem.v)[-4:])
+    assert not backends()["TOPK"].supports(EpsilonConstraint(5, 2))  # declares lp_data only

@@ -1,10 +1,16 @@
-"""Native backends for the LFS LPs, registered on import of :mod:`fsopt.lfs`.
+"""Native backends for box-bounded LPs such as LFS's, registered on import of :mod:`fsopt.lfs`.
 
-HIGHSPY  calls HiGHS through highspy without cvxpy: the model of one representative point is
-         passed once, and the β sweep of (9) only changes the bound of the row bᵀf ≥ ε, so each
-         solve is a dual-simplex warm start from the previous basis.
-TOPK     the closed form of (8): b ≥ 0, so an optimal f puts 1 on the α largest b_m.
-Both are cross-checked against the cvxpy path in tests/test_lfs_lp.py.
+Each takes any subproblem that declares the form it solves (never a subproblem by name):
+
+HIGHSPY  ``lp_data() -> (cost, rows, row_lower, row_upper)``: min costᵀx over 0 ≤ x ≤ 1 with
+         row_lower ≤ rows·x ≤ row_upper, through highspy without cvxpy.  The model is passed
+         once per ``data_version``; a change of row bounds only (the β sweep of LFS (9)) is a
+         dual-simplex warm start from the previous basis.  ``lp_dual_names`` names the row duals
+         in the solution.
+TOPK     ``top_k_data() -> (b, alpha)`` with b ≥ 0: max bᵀx over 0 ≤ x ≤ 1, 1 ≤ 1ᵀx ≤ α, whose
+         closed form puts 1 on the α largest b_m (LFS (8)).
+The solution's variable is ``lp_variable`` (default "x").  Both are cross-checked against the
+cvxpy path in tests/test_lfs_lp.py.
 """
 from __future__ import annotations
 
@@ -13,17 +19,20 @@ import numpy as np
 from ..core import status as st
 from ..core.solvers import NativeBackend, check_highs_options, register_backend
 
-_LFS_LPS = ("lfs_epsilon_max", "lfs_epsilon_constraint")
+
+def _declares(subproblem, method):
+    """True when the subproblem's class defines ``method`` (a static declaration: no data needed)."""
+    return callable(getattr(type(subproblem), method, None))
 
 
 class HighsDirect(NativeBackend):
     name, package = "HIGHSPY", "highspy"
-    description = "LFS LPs (8)-(9) through highspy directly; the beta sweep warm-starts dual simplex"
+    description = "box-bounded LPs declaring lp_data (LFS (8)-(9)) through highspy; bound changes warm-start"
     default_tol = 1e-7
     tol_meaning = "primal and dual feasibility of dual simplex (primal/dual_feasibility_tolerance)"
 
     def supports(self, subproblem):
-        return subproblem.name in _LFS_LPS
+        return _declares(subproblem, "lp_data")
 
     def check_options(self, options, what=""):
         """The common options plus any HiGHS option, by name."""
@@ -56,10 +65,9 @@ class HighsDirect(NativeBackend):
         if status != highspy.HighsModelStatus.kOptimal:
             return {}, _HIGHS_STATUS.get(h.modelStatusToString(status), st.SOLVER_ERROR), None
         sol = h.getSolution()
-        f = np.asarray(sol.col_value, dtype=float)
-        solution = {"f": f}
-        if len(lo) == 2:  # (9): row 0 = 1ᵀf, row 1 = bᵀf
-            solution["nu"], solution["lam"] = float(sol.row_dual[0]), float(sol.row_dual[1])
+        solution = {getattr(subproblem, "lp_variable", "x"): np.asarray(sol.col_value, dtype=float)}
+        for name, value in zip(getattr(subproblem, "lp_dual_names", ()), sol.row_dual):
+            solution[name] = float(value)
         return solution, "optimal", int(h.getInfo().simplex_iteration_count)
 
 
@@ -85,18 +93,19 @@ def _highs_lp(highspy, cost, rows, lo, hi):
 
 class TopK(NativeBackend):
     name, package = "TOPK", ""
-    description = "closed form of LFS LP (8): 1 on the alpha largest b (b >= 0)"
+    description = "closed form of max b'x, 0 <= x <= 1, 1 <= sum x <= alpha (top_k_data; LFS (8))"
     default_tol = None  # exact: nothing to refine
     tol_meaning = "none: the closed form is exact (tol is accepted and ignored)"
 
     def supports(self, subproblem):
-        return subproblem.name == "lfs_epsilon_max"
+        return _declares(subproblem, "top_k_data")
 
     def solve(self, subproblem, tol=None, max_iter=None, verbose=False):
-        b, alpha = subproblem.b, min(subproblem.alpha, subproblem.b.size)
+        b, alpha = subproblem.top_k_data()
+        alpha = min(int(alpha), b.size)
         f = np.zeros(b.size)
         f[np.argpartition(b, b.size - alpha)[b.size - alpha:]] = 1.0
-        return {"f": f}, "optimal", 0
+        return {getattr(subproblem, "lp_variable", "x"): f}, "optimal", 0
 
 
 for _backend in (HighsDirect(), TopK()):

@@ -34,6 +34,7 @@ class _LFSLinearProgram(Subproblem):
 
     cone = LP
     certificate_tol = 1e-6
+    lp_variable = "f"  # the solution key native LP backends fill (fsopt.lfs.backends)
 
     def __init__(self, n_features, alpha):
         super().__init__()
@@ -67,8 +68,12 @@ class EpsilonMax(_LFSLinearProgram):
         return f"{self.name} (8), M={self.n_features}, alpha={self.alpha}"
 
     def lp_data(self):
-        """(cost, rows, row_lower, row_upper) in min form, for native LP backends."""
+        """(cost, rows, row_lower, row_upper) in min form over 0 ≤ f ≤ 1, for native LP backends."""
         return -self.b, np.ones((1, self.n_features)), [1.0], [float(self.alpha)]
+
+    def top_k_data(self):
+        """(b, α): (8) is max bᵀf over 0 ≤ f ≤ 1, 1 ≤ 1ᵀf ≤ α with b ≥ 0 (the TOPK closed form)."""
+        return self.b, self.alpha
 
     def _build(self):
         import cvxpy as cp
@@ -96,6 +101,7 @@ class EpsilonConstraint(_LFSLinearProgram):
     """LP (9): minimum intra-class distance aᵀf with inter-class distance bᵀf ≥ ε = β ε_max."""
 
     name = "lfs_epsilon_constraint"
+    lp_dual_names = ("nu", "lam")  # duals of the rows of lp_data: 1ᵀf, then bᵀf ≥ ε
 
     def describe(self):
         return f"{self.name} (9), M={self.n_features}, alpha={self.alpha}, eps={self.eps:.6g}"
