@@ -130,3 +130,17 @@ def test_features_a_check_brings_back_stay_until_their_rent_reaches_one_pass():
     # kept at weight 0: 2 columns of rent per iteration, released once the rent exceeds J = 10
     assert [r.n_active for r in h[t + 1:t + 7]] == [3, 3, 3, 3, 3, 1]
     assert h[t + 6].n_dropped == 2 and result.outcome == "converged"
+
+
+def test_auto_switches_to_anderson_when_the_plain_iteration_stalls_without_a_cycle():
+    """A rotation by 2π/√7 never repeats (no cycle of period ≤ 4), and θ_t stays constant: no new
+    smallest θ_t for ``stall`` iterations, then Anderson reaches the centre."""
+    with pytest.warns(ConvergenceWarning, match="max_iter"):
+        plain = FixedPointDriver(theta=1e-8, max_iter=60).run(Rotation(np.sqrt(7)))
+    assert plain.outcome == "max_iter"
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        auto = FixedPointDriver(theta=1e-8, max_iter=60, acceleration="auto", stall=10).run(Rotation(np.sqrt(7)))
+    assert auto.outcome == "converged"
+    assert [h.iteration for h in auto.history if h.switched] == [11]
+    np.testing.assert_allclose(auto.iterate, [1.0, 2.0], atol=1e-6)

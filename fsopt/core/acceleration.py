@@ -13,8 +13,9 @@ changes the path to the fixed point, never what counts as one.
   if its residual is at most D‖g₀‖(n/R + 1)^−(1+ε) (n the Anderson points kept so far);
   otherwise the iteration returns to the last kept point and takes an averaging step from it.
 
-"auto": the plain iteration while it converges (its iterates unchanged), then, from a detected
-cycle x ↔ T(x), averaging: a 2-cycle is averaged onto its midpoint and the iteration goes on.
+"auto" (the driver's): the plain iteration while it makes progress (its iterates unchanged),
+then, from a detected cycle or a stall (no new smallest residual in a number of iterations),
+safeguarded Anderson, whose fallback step averages a 2-cycle onto its midpoint.
 
 A user's accelerator is any object with ``propose(x, fx) -> next point`` (and ``reset()``).
 Points are projected by the method (``FixedPointMethod.project``, e.g. onto w ≥ 0) afterwards.
@@ -101,7 +102,7 @@ class Anderson:
 
 def make_accelerator(acceleration):
     """None, "averaging", "anderson", or an object with ``propose`` (used as given); "auto" (the
-    plain iteration until it cycles, then averaging: the driver switches) starts as None."""
+    plain iteration until it cycles or stalls, then Anderson: the driver switches) starts as None."""
     if acceleration is None or acceleration == "auto" or hasattr(acceleration, "propose"):
         return None if acceleration == "auto" else acceleration
     choices = {"averaging": Averaging, "anderson": Anderson}

@@ -32,7 +32,7 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 from tqdm.auto import tqdm
 
-from .acceleration import Averaging, make_accelerator
+from .acceleration import Anderson, make_accelerator
 
 _TINY = 1e-300  # the denominator of the relative change when the iterate is 0
 R = TypeVar("R")  # a method's result type (what its ``round`` returns)
@@ -192,8 +192,9 @@ class FixedPointDriver:
     prune_patience : iterations below ``prune_below`` before a feature is a candidate.
     callback : ``callback(iteration: Iteration, iterate)``; returning True stops the run.
     acceleration : None (x ← T(x)), "averaging" (x ← ½x + ½T(x)), "anderson" (safeguarded
-        type-I Anderson, memory 5), "auto" (x ← T(x) until a cycle is detected, then averaging;
-        ``Iteration.switched`` marks where) or an accelerator object (:mod:`fsopt.core.acceleration`);
+        type-I Anderson, memory 5), "auto" (x ← T(x) until it cycles or stalls — no new smallest
+        θ_t in ``stall`` iterations — then safeguarded Anderson; ``Iteration.switched`` marks
+        where) or an accelerator object (:mod:`fsopt.core.acceleration`);
         from the second iteration on (the first point is only a start).  Elimination and the
         stopping rule read T(x), so they do not depend on it.
     max_period : cycles of period 2..max_period are detected: the last k solves each within θ
@@ -201,6 +202,8 @@ class FixedPointDriver:
         check over all features runs first (the cycle may be the working set's); if none
         re-enters, the run stops with outcome "cycle(k)" and a ``ConvergenceWarning`` (0
         disables the detection).
+    stall : with ``acceleration="auto"``, iterations without a new smallest θ_t (since the last
+        re-entry) after which the plain iteration counts as stalled.
     progress : show a tqdm bar.
 
     Examples
@@ -223,7 +226,7 @@ class FixedPointDriver:
 
     def __init__(self, theta=0.01, max_iter=50, prune_below=None, prune_patience=2,
                  callback: Callable | None = None, progress=False, desc="fixed point",
-                 acceleration=None, max_period=4):
+                 acceleration=None, max_period=4, stall=10):
         self.theta = theta
         self.max_iter = max_iter
         self.prune_below = prune_below
@@ -233,6 +236,7 @@ class FixedPointDriver:
         self.desc = desc
         self.acceleration = acceleration
         self.max_period = max_period
+        self.stall = stall
 
     def run(self, method: FixedPointMethod[R]) -> DriverResult[R]:
         iterate = np.array(method.initial_iterate(), dtype=float)
@@ -242,6 +246,7 @@ class FixedPointDriver:
         if accelerator is not None and hasattr(accelerator, "reset"):
             accelerator.reset()
         below = np.zeros(active.shape, dtype=int)  # consecutive iterations under prune_below
+        best, t_best = np.inf, 0  # the smallest θ_t since the last re-entry, and when
         kept = np.zeros(active.shape, dtype=bool)  # entered at the last check: kept while ...
         rent = 0  # ... the zero-weight ones cost (columns × iterations) less than one check
         # a run that stops on θ has no known length: count iterations, show θ_t, estimate nothing
@@ -261,8 +266,10 @@ class FixedPointDriver:
                 # a cycle on the working set may be one the eliminated features would break
                 cycle = () if change < self.theta else self._cycle(
                     method, self._remember(solves, t, new, record))
-                if cycle and self.acceleration == "auto" and accelerator is None:
-                    accelerator, cycle, solves = Averaging(), (), []  # averaging from this cycle on
+                best, t_best = (change, t) if change < best else (best, t_best)
+                stalled = t - t_best >= self.stall  # no new smallest θ_t in `stall` iterations
+                if (cycle or stalled) and self.acceleration == "auto" and accelerator is None:
+                    accelerator, cycle, solves = Anderson(), (), []  # Anderson from here on
                     record.switched = True  # (no check over all features: the run goes on)
                 if self.prune_below is not None and new.ndim == 1:
                     active = self._reenter(step.reentered, active, below, record)
@@ -287,6 +294,8 @@ class FixedPointDriver:
                 solves = self._remember(solves, t, new, record)
                 cycle = () if done or record.n_reentered else cycle
                 previous, iterate = iterate, new
+                if record.n_reentered:
+                    best, t_best = np.inf, t  # the problem changed: progress is measured anew
                 if accelerator is not None and record.n_reentered:
                     accelerator.reset()  # the problem changed: its memory is of another map
                 elif accelerator is not None and t > 1 and not done and not cycle:

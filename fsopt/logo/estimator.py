@@ -65,8 +65,9 @@ class LOGO(SelectorMixin, BaseEstimator):
     solver_options : common options ``tol``, ``max_iter``, ``verbose`` plus backend-specific ones.
     callback : called as ``callback(iteration, w)`` after each outer iteration; True stops.
     acceleration : of the fixed point: "auto" (default: the paper's w ← T(w), its iterates
-        unchanged, until the driver detects a cycle; then averaging, ``history_[t].switched``
-        marks where), None (w ← T(w) only; a cycle ends the fit with outcome "cycle(k)"),
+        unchanged, until the driver detects a cycle or a stall — no new smallest θ_t in 10
+        iterations; then safeguarded Anderson, ``history_[t].switched`` marks where), None
+        (w ← T(w) only; a cycle ends the fit with outcome "cycle(k)"),
         "averaging" (w ← ½w + ½T(w) throughout) or "anderson" (safeguarded type-I); see
         :mod:`fsopt.core.acceleration` and docs/logo-scale.md.
     progress : show a progress bar.
