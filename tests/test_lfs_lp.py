@@ -155,7 +155,7 @@ def test_native_lp_backends_take_any_subproblem_that_declares_their_form():
 
     class BudgetedPick(Subproblem):
         """max vᵀx over 0 ≤ x ≤ 1, 1 ≤ 1ᵀx ≤ k (v ≥ 0)."""
-        name, cone, data_version = "budgeted_pick", LP, 0
+        name, cone = "budgeted_pick", LP  # no data_version: HIGHSPY builds a new model per solve
 
         def __init__(self, v, k):
             super().__init__()

@@ -118,14 +118,14 @@ def distinct_rows(X, y):
     if candidates.size == 0:
         return np.arange(N)
     digests = {n: hashlib.blake2b(digest_size=16) for n in candidates}
-    whole = isinstance(X, np.ndarray) and X.flags.c_contiguous
-    for _, _, block in [(0, J, X)] if whole else column_blocks(X):
+    in_memory = isinstance(X, np.ndarray)
+    for _, _, block in [(0, J, X)] if in_memory and X.flags.c_contiguous else column_blocks(X):
         for n in candidates:
             digests[n].update(np.ascontiguousarray(block[n]).data)
     seen, drop = {}, set()
     for n in candidates:
         n0 = seen.setdefault((int(labels[n]), digests[n].digest()), n)
-        if n0 != n and (not whole or np.array_equal(X[n], X[n0])):  # (else a hash collision)
+        if n0 != n and (not in_memory or np.array_equal(X[n], X[n0])):  # (else a hash collision)
             drop.add(n)
     return np.array([n for n in range(N) if n not in drop], dtype=np.intp)
 

@@ -138,7 +138,7 @@ class Iteration:
     check_time: float = 0.0  # ... taking this long
     residual: float = float("nan")  # ‖T(x) − x‖ / ‖T(x)‖ at the evaluated x (= change)
     accelerated: bool = False  # the next point is the accelerator's, not T(x)
-    switched: bool = False  # acceleration="auto": a cycle was found here, averaging from now on
+    switched: bool = False  # acceleration="auto": a cycle or stall was found here, Anderson from now on
     data_passes: float = 0.0  # passes over the data in this iteration (statistics, update, check)
 
     @property

@@ -50,13 +50,14 @@ class HighsDirect(NativeBackend):
             settings["simplex_iteration_limit"] = int(max_iter)
         h, version, used = getattr(subproblem, "_highs", (None, None, None))
         cost, rows, lo, hi = subproblem.lp_data()
-        if h is None or version != subproblem.data_version or used != settings:
+        current = getattr(subproblem, "data_version", None)  # None: no cache, a new model each solve
+        if h is None or current is None or version != current or used != settings:
             h = highspy.Highs()
             for key, value in settings.items():
                 if h.setOptionValue(key, value) == highspy.HighsStatus.kError:
                     raise ValueError(f"HiGHS rejected option {key}={value!r}")
             h.passModel(_highs_lp(highspy, cost, rows, lo, hi))
-            subproblem._highs = (h, subproblem.data_version, settings)
+            subproblem._highs = (h, current, settings)
         else:
             h.changeRowsBounds(len(lo), np.arange(len(lo), dtype=np.int32),
                                np.asarray(lo, float), np.asarray(hi, float))
