@@ -75,8 +75,8 @@ class LOGO(SelectorMixin, BaseEstimator):
     Identical rows with the same label are one sample: each copy would otherwise be the other's
     nearest hit at distance 0 for every w, and count again in the loss of (7), so X with every row
     given twice selects as X does (rows are told apart by their first 128 columns, and only rows
-    that agree there are compared in full, one column block at a time:
-    :func:`fsopt.core.blocks.distinct_rows`).
+    that agree there are compared in full, one column block at a time; see
+    ``fsopt.core.blocks.distinct_rows``).
 
     X may be a NumPy array, scipy.sparse, or a dask / zarr / h5py array read one column block at
     a time.  z̄ is held for at most 1 GiB of columns; beyond that the statistics and the KKT
