@@ -1,5 +1,5 @@
 """fsopt: convex-optimization modeling framework for feature selection."""
-from .core.checks import Margins, Outcome, check, draws
+from .core.checks import Margins, Outcome, blind_certificate, check, draws, patch, planted_bug, probe, wrap_backend
 from .core.driver import FixedPointDriver, FixedPointMethod, Step
 from .core.exceptions import SolverFailed
 from .core.parts import (LogisticMarginLoss, NonnegElasticNet, NonnegGroupL1, NonnegL1, NonnegL1Ball,
@@ -14,5 +14,6 @@ __version__ = "0.1.0"
 
 __all__ = ["LOGO", "NMMKL", "LFS", "GarroteLogistic", "FixedPointDriver", "FixedPointMethod",
            "Step", "SolverFailed", "SolveRecord", "Subproblem", "Backend", "NativeBackend",
-           "register_backend", "check", "Margins", "Outcome", "draws", "LogisticMarginLoss", "Penalty",
+           "register_backend", "check", "planted_bug", "patch", "probe", "wrap_backend", "blind_certificate",
+           "Margins", "Outcome", "draws", "LogisticMarginLoss", "Penalty",
            "NonnegL1", "NonnegElasticNet", "NonnegL1Ball", "NonnegGroupL1"]

@@ -61,8 +61,23 @@ __all__ = ["Check", "Margins", "Outcome", "PlantedBug", "blind_certificate", "ch
 
 @dataclass
 class Outcome:
-    """What a check returns: passed, the measured numbers, a note on the reference, the worst
-    slack (nan for a check without numeric conditions) and the condition closest to failing.
+    """What a check returns (:meth:`Margins.outcome` makes one from its conditions).
+
+    Parameters
+    ----------
+    passed : bool
+        Whether the claim held.
+    measured : dict
+        The measured numbers, by name (shown in the ``fsopt verify`` report).
+    detail : str, default=""
+        A note on the reference or the instances.
+    slack : float, default=nan
+        The worst slack, min over conditions of (limit − value)/scale: < 0 failed, nan for a
+        check without numeric conditions.
+    binding : str, default=""
+        The condition that sets the slack (the closest to failing).
+    raised : str, default=""
+        The exception that ended the check, if one did (e.g. "SolverFailed").
 
     Examples
     --------
@@ -101,12 +116,36 @@ class Margins:
         self.slacks[name] = min(self.slacks.get(name, math.inf), slack)
 
     def at_most(self, name, value, limit, scale=None):
-        """``value ≤ limit``; slack (limit − value)/scale, scale = ``|limit|`` by default."""
+        """The condition ``value ≤ limit``; its slack is (limit − value)/scale.
+
+        Parameters
+        ----------
+        name : str
+            The condition's name (a condition given twice keeps its smallest slack).
+        value : float
+            The measured value (NaN fails the condition).
+        limit : float
+            The largest value that passes.
+        scale : float or None, default=None
+            The unit of the slack; None: ``|limit|``.
+        """
         scale = abs(limit) if scale is None else scale
         self._add(name, (limit - value) / (scale or 1.0))
 
     def at_least(self, name, value, limit, scale=None):
-        """``value ≥ limit``; slack (value − limit)/scale, scale = ``|limit|`` by default."""
+        """The condition ``value ≥ limit``; its slack is (value − limit)/scale.
+
+        Parameters
+        ----------
+        name : str
+            The condition's name (a condition given twice keeps its smallest slack).
+        value : float
+            The measured value (NaN fails the condition).
+        limit : float
+            The smallest value that passes.
+        scale : float or None, default=None
+            The unit of the slack; None: ``|limit|``.
+        """
         scale = abs(limit) if scale is None else scale
         self._add(name, (value - limit) / (scale or 1.0))
 
@@ -119,12 +158,40 @@ class Margins:
         return min(self.slacks.values(), default=math.nan)
 
     def outcome(self, measured=None, detail="") -> Outcome:
+        """The check's :class:`Outcome`: passed when every condition holds (and there is one).
+
+        Parameters
+        ----------
+        measured : dict or None, default=None
+            The numbers to report, by name.
+        detail : str, default=""
+            A note on the reference or the instances.
+
+        Returns
+        -------
+        outcome : Outcome
+        """
         binding = min(self.slacks, key=self.slacks.get) if self.slacks else ""
         return Outcome(bool(self.slacks) and self.slack >= 0, dict(measured or {}), detail, self.slack, binding)
 
 
 def draws(rng, n, seed):
-    """Instance generators: ``n`` canonical ones (seeded by ``seed``) when rng is None, else [rng].
+    """The random generators a check draws its instances from.
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator or None
+        What the check received: None for its canonical instances (``fsopt verify``), or one
+        generator (``fsopt verify --instances K`` calls the check K times).
+    n : int
+        The number of canonical instances.
+    seed : int
+        The seed of the canonical instances (each check its own).
+
+    Returns
+    -------
+    generators : list of numpy.random.Generator
+        ``n`` generators seeded by ``seed`` when ``rng`` is None, else ``[rng]``.
 
     Examples
     --------
@@ -189,15 +256,34 @@ _PROBES: dict[str, Callable] = {}
 
 
 def check(name: str, claim: str, kinds=(), reference: str = ""):
-    """Register ``func(quick[, rng][, solver]) -> Outcome`` as the check ``name``.
+    """Decorator: register ``func(quick[, rng][, solver]) -> Outcome`` as the check ``name``.
 
-    ``kinds`` names the subproblem kinds the check solves (``fsopt verify --solver`` runs a check
-    only with a solver that can solve them); ``reference`` says what independent value the claim
-    is measured against.
+    ``func`` receives ``quick`` (bool: a smaller run), and, if its signature names them, ``rng``
+    (see :func:`draws`) and ``solver`` (the backend or profile under study for its ``kinds``; None:
+    the default).  It returns an :class:`Outcome`, usually ``margins.outcome(...)``.
+
+    Parameters
+    ----------
+    name : str
+        The check's name (``fsopt verify NAME`` selects by substring).
+    claim : str
+        The claim measured, in one line.
+    kinds : sequence of str, default=()
+        The subproblem names (``Subproblem.name``) the check solves: ``fsopt verify --solver
+        S`` runs the check only if S can solve one of them (asked on the instance
+        :func:`probe` registered for that name).
+    reference : str, default=""
+        What independent value the claim is measured against.
+
+    Returns
+    -------
+    decorator : callable
+        Registers the function and returns it unchanged.
 
     Examples
     --------
-    >>> from fsopt.core.checks import Margins, check, registered_checks
+    >>> from fsopt import Margins, check
+    >>> from fsopt.core.checks import registered_checks
     >>> @check("EXAMPLE sum", "1 + 1 is 2, to 1e-12")
     ... def one_plus_one(quick):
     ...     margins = Margins()
@@ -213,7 +299,29 @@ def check(name: str, claim: str, kinds=(), reference: str = ""):
 
 
 def probe(kind: str, factory: Callable):
-    """A small instance of the subproblem ``kind``, to ask a backend whether it can solve it."""
+    """Register a small instance of the subproblem ``kind``, on which ``fsopt verify --solver S``
+    asks ``S.can_solve`` whether S can solve that kind (the checks naming it in ``kinds`` run
+    only if it can).
+
+    Parameters
+    ----------
+    kind : str
+        The subproblem's name (``Subproblem.name``), as the checks' ``kinds`` give it.
+    factory : callable
+        Called with no argument, returns a small instance (with its data: the capability
+        asked may read it).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fsopt import GarroteLogistic, probe
+    >>> from fsopt.core.checks import probes
+    >>> from fsopt.core.solvers import backends
+    >>> probe("garrote_logistic", lambda: GarroteLogistic(lam=1.0, Z=np.ones((3, 2))))
+    >>> instance = probes()["garrote_logistic"]()
+    >>> backends()["LBFGSB"].can_solve(instance), backends()["HIGHS"].can_solve(instance)
+    (True, False)
+    """
     _PROBES[kind] = factory
 
 
@@ -250,10 +358,41 @@ _BUGS: dict[str, PlantedBug] = {}
 
 
 def planted_bug(name: str, catches, description: str = ""):
-    """Register ``func(stack)`` as the planted bug ``name``, which the checks ``catches`` must catch.
+    """Decorator: register ``func(stack)`` as the planted bug ``name``, which the checks
+    ``catches`` must catch (``fsopt verify --mutants``: each must pass on clean code and fail with
+    the bug planted, by its own measurement).
 
-    ``func`` plants the fault by entering context managers on ``stack`` (``patch``,
-    ``wrap_backend``, ``unittest.mock.patch``): everything is undone when the stack closes.
+    ``func`` receives ``stack``, a :class:`contextlib.ExitStack`, and plants the fault by entering
+    context managers on it (:func:`patch`, :func:`wrap_backend`, :func:`blind_certificate`,
+    ``unittest.mock.patch``); it returns nothing.  Everything is undone when the stack closes.
+
+    Parameters
+    ----------
+    name : str
+        The bug's name (``fsopt verify --mutants NAME``).
+    catches : str or sequence of str
+        The names of the checks that must catch it (at least one).
+    description : str, default=""
+        What is wrong, in one line (default: the function's docstring).
+
+    Returns
+    -------
+    decorator : callable
+        Registers the function and returns it unchanged.
+
+    Examples
+    --------
+    >>> import math
+    >>> from fsopt import patch, planted_bug
+    >>> from fsopt.core.checks import planted_bugs
+    >>> @planted_bug("sqrt off by one", catches=("EXAMPLE sqrt",), description="sqrt(x) + 1")
+    ... def sqrt_off_by_one(stack):
+    ...     patch(stack, math, "sqrt", lambda x: x ** 0.5 + 1)
+    >>> with planted_bugs()["sqrt off by one"].planted():
+    ...     math.sqrt(4.0)
+    3.0
+    >>> math.sqrt(4.0)
+    2.0
     """
     catches = (catches,) if isinstance(catches, str) else tuple(catches)
     if not catches:
@@ -271,14 +410,67 @@ def planted_bugs() -> dict[str, PlantedBug]:
 
 
 def patch(stack, target, attribute, new):
-    """Replace ``target.attribute`` by ``new`` until ``stack`` closes."""
+    """Replace ``target.attribute`` by ``new`` until ``stack`` closes (for a planted bug).
+
+    Parameters
+    ----------
+    stack : contextlib.ExitStack
+        The stack a planted bug receives.
+    target : module or class
+        What holds the attribute; patch it where the code under test looks it up.
+    attribute : str
+        The attribute's name.
+    new : object
+        Its replacement (for a method: a function taking ``self``).
+
+    Examples
+    --------
+    >>> import contextlib
+    >>> from fsopt import NonnegL1, patch
+    >>> with contextlib.ExitStack() as stack:
+    ...     patch(stack, NonnegL1, "describe", lambda self: "patched")
+    ...     NonnegL1().describe()
+    'patched'
+    >>> NonnegL1().describe()
+    'lam=1'
+    """
     stack.enter_context(mock.patch.object(target, attribute, new))
 
 
 def wrap_backend(stack, name, transform, kind=None):
     """Register, until ``stack`` closes, a backend under ``name`` that runs the real one and then
-    ``transform(subproblem, solution, status, iterations)`` on its answer (only for subproblems
-    named ``kind``, when given).  The stack must restore the registry (``PlantedBug.planted`` does)."""
+    changes its answer (for a planted bug).  The stack must restore the registry (a planted bug's
+    stack does).
+
+    Parameters
+    ----------
+    stack : contextlib.ExitStack
+        The stack a planted bug receives.
+    name : str
+        The registered backend to wrap.
+    transform : callable
+        ``transform(subproblem, solution, status, iterations)`` returns the answer the wrong
+        backend gives: ``(solution, status, iterations)``.
+    kind : str or None, default=None
+        Change only the answers to subproblems of this name (``Subproblem.name``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fsopt import GarroteLogistic, planted_bug, wrap_backend
+    >>> from fsopt.core.checks import planted_bugs
+    >>> @planted_bug("LBFGSB shifts w", catches=("EXAMPLE garrote",))
+    ... def lbfgsb_shifts_w(stack):
+    ...     wrap_backend(stack, "LBFGSB", lambda sub, sol, status, it: ({"w": sol["w"] + 1}, status, it))
+    >>> garrote = GarroteLogistic(lam=1.0, Z=np.array([[1.0, -0.5], [0.8, 0.2]]))
+    >>> with planted_bugs()["LBFGSB shifts w"].planted():       # the certificate sees it
+    ...     garrote.solve("LBFGSB", refine=False)
+    Traceback (most recent call last):
+    ...
+    fsopt.core.exceptions.SolverFailed: garrote_logistic (7), lam=1: solver LBFGSB ended with status 'rejected_certificate', ...
+    >>> garrote.solve("LBFGSB").certified
+    True
+    """
     real = solvers.backends()[name]
 
     class Wrong(type(real)):
@@ -292,7 +484,27 @@ def wrap_backend(stack, name, transform, kind=None):
 
 def blind_certificate(stack, subproblem_class):
     """Until ``stack`` closes, ``subproblem_class``'s NumPy certificate reports a zero residual: a
-    wrong answer then passes the certificate policy, and only a check's own reference can see it."""
+    wrong answer then passes the certificate policy, and only a check's own reference can see it
+    (for a planted bug, with :func:`wrap_backend`).
+
+    Parameters
+    ----------
+    stack : contextlib.ExitStack
+        The stack a planted bug receives.
+    subproblem_class : type
+        The :class:`~fsopt.Subproblem` subclass whose certificate goes blind.
+
+    Examples
+    --------
+    >>> import contextlib
+    >>> import numpy as np
+    >>> from fsopt import GarroteLogistic, blind_certificate
+    >>> garrote = GarroteLogistic(lam=1.0, Z=np.array([[1.0, -0.5], [0.8, 0.2]]))
+    >>> with contextlib.ExitStack() as stack:
+    ...     blind_certificate(stack, GarroteLogistic)
+    ...     garrote.certificate({"w": np.array([5.0, 5.0])})   # far from the optimum
+    {'residual': 0.0}
+    """
     patch(stack, subproblem_class, "certificate", lambda self, solution: {"residual": 0.0})
 
 

@@ -40,10 +40,21 @@ R = TypeVar("R")  # a method's result type (what its ``round`` returns)
 
 @dataclass
 class Step:
-    """What one ``update`` returns: the new iterate, its solve records, an objective value, the
-    eliminated features the update found it needs and brought back (indices), and ``detail``:
-    whatever else the update computed that the method's final stage reads (typed by the method;
-    the driver passes the last step's ``detail`` to ``round``).
+    """What one ``update`` returns.
+
+    Parameters
+    ----------
+    iterate : ndarray
+        The new full-size iterate.
+    records : list of SolveRecord
+        The solve records of the update.
+    objective : float or None, default=None
+        An objective value at the new iterate, shown in the history.
+    reentered : ndarray of int or None, default=None
+        The eliminated features the update found it needs and brought back.
+    detail : object, default=None
+        Whatever else the update computed that the method's final stage reads (typed by the
+        method; the driver passes the last step's ``detail`` to ``round``).
 
     Examples
     --------
@@ -91,33 +102,109 @@ class FixedPointMethod(ABC, Generic[R]):
 
     @abstractmethod
     def statistics(self, iterate: np.ndarray, active: np.ndarray) -> Any:
-        """Local statistics at ``iterate`` over the active features (NumPy)."""
+        """Local statistics at ``iterate`` over the active features (NumPy).
+
+        Parameters
+        ----------
+        iterate : ndarray
+            The current iterate.
+        active : ndarray of bool
+            The features not eliminated.
+
+        Returns
+        -------
+        stats : object
+            Whatever ``update`` reads (LOGO: the expected margins z̄).
+        """
 
     @abstractmethod
     def update(self, stats: Any, iterate: np.ndarray, active: np.ndarray) -> Step:
-        """Solve the subproblem(s) for ``stats``; return the new full-size iterate."""
+        """Solve the subproblem(s) for ``stats``.
+
+        Parameters
+        ----------
+        stats : object
+            What ``statistics`` returned.
+        iterate : ndarray
+            The current iterate.
+        active : ndarray of bool
+            The features not eliminated.
+
+        Returns
+        -------
+        step : Step
+            The new full-size iterate and the solve records.
+        """
 
     def distance(self, new: np.ndarray, old: np.ndarray) -> float:
         """θ_t, the change between two iterates (default relative: ‖new − old‖₂ / max(‖new‖₂, tiny),
-        so the stopping rule does not depend on the scale of the iterate)."""
+        so the stopping rule does not depend on the scale of the iterate).
+
+        Parameters
+        ----------
+        new : ndarray
+            The iterate just computed.
+        old : ndarray
+            The iterate before it.
+
+        Returns
+        -------
+        theta : float
+        """
         return float(np.linalg.norm(new - old) / max(float(np.linalg.norm(new)), _TINY))
 
     def kkt_violations(self, iterate: np.ndarray, active: np.ndarray) -> np.ndarray | None:
-        """The check over all features before the run is declared converged: the inactive features
-        whose optimality conditions fail at ``iterate`` (indices), which re-enter; ``None`` when
-        the method cannot check (elimination is then final)."""
+        """The check over all features before the run is declared converged.
+
+        Parameters
+        ----------
+        iterate : ndarray
+            The converged iterate of the working set.
+        active : ndarray of bool
+            The features not eliminated.
+
+        Returns
+        -------
+        violations : ndarray of int or None
+            The inactive features whose optimality conditions fail at ``iterate``, which
+            re-enter; ``None`` when the method cannot check (elimination is then final).
+        """
         return None
 
     def project(self, iterate: np.ndarray) -> np.ndarray:
         """The point an accelerator proposed, made a valid iterate (LOGO: onto w ≥ 0); identity
-        by default."""
+        by default.
+
+        Parameters
+        ----------
+        iterate : ndarray
+            The accelerator's proposal.
+
+        Returns
+        -------
+        iterate : ndarray
+        """
         return iterate
 
     def round(self, iterate: np.ndarray, active: np.ndarray, detail: Any) -> R | None:
-        """The final stage (NMMKL, LFS: the rounding), from the last iterate, the active features
-        and the last step's ``detail``: the method's result, carried as ``DriverResult.rounding``
-        (``None`` for methods without one).  A pure function of its arguments: it must not
-        change them or the method, so calling it twice gives the same result."""
+        """The final stage (NMMKL, LFS: the rounding).  A pure function of its arguments: it must
+        not change them or the method, so calling it twice gives the same result.
+
+        Parameters
+        ----------
+        iterate : ndarray
+            The last iterate.
+        active : ndarray of bool
+            The features not eliminated.
+        detail : object
+            The last step's ``Step.detail``.
+
+        Returns
+        -------
+        result : R or None
+            The method's result, carried as ``DriverResult.rounding`` (``None`` for methods
+            without one).
+        """
         return None
 
 
@@ -175,36 +262,49 @@ class FixedPointDriver:
 
     Parameters
     ----------
-    theta : stop when θ_t = ``method.distance(new, old)`` < theta (default: the change relative
-        to the size of the iterate; Alg. 1 of LOGO).  ``theta=0`` runs exactly ``max_iter``
-        iterations; otherwise reaching max_iter raises a ``ConvergenceWarning``.
-    max_iter : at most this many outer iterations.
-    prune_below : for a 1-D iterate, features whose value stays below this for ``prune_patience``
-        consecutive iterations are candidates for elimination (LOGO: 1e-8); ``None`` disables it.
-        Candidates are eliminated (fixed at 0, left out of the statistics); an update may bring
-        some back (``Step.reentered``).  Before declaring convergence the driver runs
+    theta : float, default=0.01
+        Stop when θ_t = ``method.distance(new, old)`` < theta (default distance: the change
+        relative to the size of the iterate; Alg. 1 of LOGO).  ``theta=0`` runs exactly
+        ``max_iter`` iterations; otherwise reaching max_iter raises a ``ConvergenceWarning``.
+    max_iter : int, default=50
+        At most this many outer iterations.
+    prune_below : float or None, default=None
+        For a 1-D iterate, features whose value stays below this for ``prune_patience``
+        consecutive iterations are candidates for elimination (LOGO: 1e-8); ``None`` disables
+        it.  Candidates are eliminated (fixed at 0, left out of the statistics); an update may
+        bring some back (``Step.reentered``).  Before declaring convergence the driver runs
         ``method.kkt_violations`` over all eliminated features; if any re-enters, it goes on.
         Those features stay in the working set until the following check: one that left as
-        soon as its weight touched 0 would be found by that check again, at the price of another
-        pass over the data.  Keeping a zero-weight feature costs one column per iteration, so
-        they are released once that rent has added up to one pass (``iterate.size`` columns):
-        never more than twice the cheaper of the two choices (ski rental).
-    prune_patience : iterations below ``prune_below`` before a feature is a candidate.
-    callback : ``callback(iteration: Iteration, iterate)``; returning True stops the run.
-    acceleration : None (x ← T(x)), "averaging" (x ← ½x + ½T(x)), "anderson" (safeguarded
-        type-I Anderson, memory 5), "auto" (x ← T(x) until it cycles or stalls — no new smallest
-        θ_t in ``stall`` iterations — then safeguarded Anderson; ``Iteration.switched`` marks
-        where) or an accelerator object (:mod:`fsopt.core.acceleration`);
-        from the second iteration on (the first point is only a start).  Elimination and the
-        stopping rule read T(x), so they do not depend on it.
-    max_period : cycles of period 2..max_period are detected: the last k solves each within θ
-        (``method.distance``) of the one k before, while θ_t ≥ θ.  With features eliminated, the
-        check over all features runs first (the cycle may be the working set's); if none
-        re-enters, the run stops with outcome "cycle(k)" and a ``ConvergenceWarning`` (0
-        disables the detection).
-    stall : with ``acceleration="auto"``, iterations without a new smallest θ_t (since the last
+        soon as its weight touched 0 would be found by that check again, at the price of
+        another pass over the data.  Keeping a zero-weight feature costs one column per
+        iteration, so they are released once that rent has added up to one pass
+        (``iterate.size`` columns): never more than twice the cheaper of the two choices (ski
+        rental).
+    prune_patience : int, default=2
+        Iterations below ``prune_below`` before a feature is a candidate.
+    callback : callable or None, default=None
+        Called as ``callback(iteration: Iteration, iterate)`` after each iteration; returning
+        True stops the run.
+    progress : bool, default=False
+        Show a tqdm bar.
+    desc : str, default="fixed point"
+        The progress bar's label.
+    acceleration : {"averaging", "anderson", "auto"}, accelerator or None, default=None
+        None: x ← T(x).  "averaging": x ← ½x + ½T(x).  "anderson": safeguarded type-I
+        Anderson, memory 5.  "auto": x ← T(x) until it cycles or stalls (no new smallest θ_t in
+        ``stall`` iterations), then safeguarded Anderson (``Iteration.switched`` marks where).
+        Or an accelerator object (:mod:`fsopt.core.acceleration`).  Acceleration starts at the
+        second iteration (the first point is only a start); elimination and the stopping rule
+        read T(x), so they do not depend on it.
+    max_period : int, default=4
+        Cycles of period 2..max_period are detected: the last k solves each within θ
+        (``method.distance``) of the one k before, while θ_t ≥ θ.  With features eliminated,
+        the check over all features runs first (the cycle may be the working set's); if none
+        re-enters, the run stops with outcome "cycle(k)" and a ``ConvergenceWarning``.  0
+        disables the detection.
+    stall : int, default=10
+        With ``acceleration="auto"``, iterations without a new smallest θ_t (since the last
         re-entry) after which the plain iteration counts as stalled.
-    progress : show a tqdm bar.
 
     Examples
     --------
@@ -239,6 +339,21 @@ class FixedPointDriver:
         self.stall = stall
 
     def run(self, method: FixedPointMethod[R]) -> DriverResult[R]:
+        """Iterate ``method`` from its initial iterate until θ_t < theta, a cycle, ``max_iter``
+        or the callback stops it.
+
+        Parameters
+        ----------
+        method : FixedPointMethod
+            The statistics, update and final stage of the method.
+
+        Returns
+        -------
+        result : DriverResult
+            The last iterate and active features, the history (one ``Iteration`` per outer
+            iteration), ``converged``, ``outcome`` ("converged", "cycle(k)", "max_iter" or
+            "stopped") and ``rounding``, the method's own result.
+        """
         iterate = np.array(method.initial_iterate(), dtype=float)
         active = np.ones(iterate.shape[0] if iterate.ndim == 1 else iterate.shape[-1], dtype=bool)
         history, outcome, cycle, solves, detail = [], "max_iter", (), [], None

@@ -5,9 +5,20 @@ import math
 class SolverFailed(RuntimeError):
     """No solve of a subproblem ended in a certified solution.
 
-    Carries the subproblem, the last solver tried, its status (from :mod:`fsopt.core.status`) and
-    certificate residual (NaN when the solver returned no solution), and every attempt made
-    (solves, polishes and refinements, over the fallback list).
+    Parameters
+    ----------
+    subproblem : str
+        The subproblem's name.
+    solver : str
+        The last solver tried.
+    status : str
+        Its status (from :mod:`fsopt.core.status`).
+    detail : str, default=""
+        What else the message says (e.g. the solver's error).
+    attempts : sequence of SolveRecord, default=()
+        Every attempt made: solves, polishes and refinements, over the fallback list.
+    residual : float, default=nan
+        The last certificate residual (NaN when the solver returned no solution).
 
     Examples
     --------

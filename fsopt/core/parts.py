@@ -41,7 +41,11 @@ class LogisticMarginLoss:
 
     The margins Zw of the last point are kept, so value and gradient at one w cost one product
     with Z each way.
-    
+
+    Parameters
+    ----------
+    Z : ndarray of shape (N, J) or None, default=None
+        The expected margins z̄_n, one row per sample (None: set the attribute ``Z`` later).
 
     Examples
     --------
@@ -70,9 +74,31 @@ class LogisticMarginLoss:
         return m
 
     def value(self, w):
+        """f(w), computed stably (log(1 + e^t) as ``logaddexp``).
+
+        Parameters
+        ----------
+        w : ndarray of shape (J,)
+            The feature weights.
+
+        Returns
+        -------
+        value : float
+        """
         return float(np.logaddexp(0.0, -self._margins(w)).sum())
 
     def gradient(self, w):
+        """∇f(w) = −Zᵀ σ(−Zw).
+
+        Parameters
+        ----------
+        w : ndarray of shape (J,)
+            The feature weights.
+
+        Returns
+        -------
+        gradient : ndarray of shape (J,)
+        """
         return -(self.Z.T @ expit(-self._margins(w)))
 
     def value_and_gradient(self, w):
@@ -128,13 +154,38 @@ class Penalty:
 
     def violation(self, w, grad):
         """``abs(w − prox(w − grad, 1))`` per coordinate: 0 exactly where the optimality condition holds
-        (for a group penalty, the group's condition shows on its coordinates)."""
+        (for a group penalty, the group's condition shows on its coordinates).
+
+        Parameters
+        ----------
+        w : ndarray of shape (J,)
+            A point of the feasible set.
+        grad : ndarray of shape (J,)
+            The smooth loss's gradient at ``w``.
+
+        Returns
+        -------
+        violation : ndarray of shape (J,)
+        """
         return np.abs(w - self.prox(w - grad, 1.0))
 
     def infeasibility(self, w):
         return float(max(0.0, -np.min(w, initial=0.0)))
 
     def restrict(self, columns):
+        """The penalty of ``w[columns]`` with every other coordinate held at 0 (what LOGO's working
+        set solves).  The default serves a separable penalty defined on any number of features;
+        any other penalty overrides it.
+
+        Parameters
+        ----------
+        columns : ndarray of int
+            The coordinates kept.
+
+        Returns
+        -------
+        penalty : Penalty
+        """
         if self.separable and self.n_features is None:
             return self
         raise NotImplementedError(f"{type(self).__name__} declares no restrict(columns)")
@@ -146,8 +197,12 @@ class Penalty:
 class NonnegL1(Penalty):
     """g(w) = λ‖w‖₁ on C = {w ≥ 0}: the penalty of LOGO's garrote (7).
 
-    prox: max(v − step·λ, 0); on C, g is linear with gradient λ1; zero_slack_j = grad_j + λ.
-    
+    On C, g is linear with gradient λ1.
+
+    Parameters
+    ----------
+    lam : float, default=1.0
+        λ ≥ 0.
 
     Examples
     --------
@@ -174,9 +229,35 @@ class NonnegL1(Penalty):
         return np.full(w.shape, self.lam)
 
     def prox(self, v, step):
+        """argmin_x step·g(x) + ½‖x − v‖² over x ≥ 0: max(v − step·λ, 0).
+
+        Parameters
+        ----------
+        v : ndarray of shape (J,)
+            The point to map.
+        step : float
+            The step size (> 0).
+
+        Returns
+        -------
+        x : ndarray of shape (J,)
+        """
         return np.maximum(v - step * self.lam, 0.0)
 
     def zero_slack(self, w, grad):
+        """How far w_j = 0 stays optimal, per coordinate: grad_j + λ (< 0: feature j must enter).
+
+        Parameters
+        ----------
+        w : ndarray of shape (J,)
+            The current weights (unused: ℓ1 is separable).
+        grad : ndarray of shape (J,)
+            The smooth loss's gradient at ``w``.
+
+        Returns
+        -------
+        slack : ndarray of shape (J,)
+        """
         return grad + self.lam
 
     def cvxpy_form(self, w):
@@ -190,7 +271,13 @@ class NonnegElasticNet(NonnegL1):
 
     prox: max(v − step·λ, 0) / (1 + step·μ); gradient on C: λ + μw; at w_j = 0 the ridge term
     has zero derivative, so zero_slack_j = grad_j + λ as for ℓ1.
-    
+
+    Parameters
+    ----------
+    lam : float, default=1.0
+        λ ≥ 0, the weight of the ℓ1 term.
+    mu : float, default=0.1
+        μ ≥ 0, the weight of the ridge term.
 
     Examples
     --------
@@ -230,7 +317,11 @@ class NonnegL1Ball(Penalty):
     multiplier, grad_j + ν = 0 where w_j > 0 and grad_j + ν ≥ 0 where w_j = 0; ν is read from the
     coordinates with w_j > 0 (ν = max(0, −Σ w_j grad_j / Σ w_j)), so zero_slack_j = grad_j + ν
     needs those coordinates' exact gradient (not separable).
-    
+
+    Parameters
+    ----------
+    beta : float, default=1.0
+        The budget β > 0.
 
     Examples
     --------
@@ -281,15 +372,19 @@ class NonnegL1Ball(Penalty):
 class NonnegGroupL1(Penalty):
     """g(w) = Σ_g λ_g‖w_g‖₂ on C = {w ≥ 0}: a group (nonnegative) garrote.
 
-    ``groups``: a list of disjoint index arrays covering 0..J−1, or one label per feature.
-    ``lam``: one λ for every group, or one per group (λ√|g| is a common choice).
     prox (Yu 2013, prox of a norm plus an orthant): u = max(v, 0), then per group
     x_g = (1 − step·λ_g/‖u_g‖₂)₊ u_g.
     zero_slack_j: the smallest derivative of gradᵀx + g(x) along a unit direction d ≥ 0 that
     moves j's group (if w_g = 0) or j alone (otherwise): for w_g = 0, λ_g − ‖(−grad_g)₊‖₂ when
     some grad_k < 0 in g, else λ_g + min_g grad_k (w_g = 0 is optimal iff ‖(−grad_g)₊‖₂ ≤ λ_g);
     for w_g ≠ 0, grad_j (the subgradient λ_g w_j/‖w_g‖ vanishes at w_j = 0).
-    
+
+    Parameters
+    ----------
+    lam : float or array-like of shape (n_groups,)
+        One λ ≥ 0 for every group, or one per group (λ√|g| is a common choice).
+    groups : list of array-like of int, or array-like of shape (J,)
+        Disjoint index arrays covering 0..J−1, or one group label per feature.
 
     Examples
     --------

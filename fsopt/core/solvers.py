@@ -68,10 +68,38 @@ class Backend:
         return None
 
     def can_solve(self, subproblem) -> bool:
+        """Whether this backend can solve ``subproblem`` (a cvxpy backend: by its cone class).
+
+        Parameters
+        ----------
+        subproblem : Subproblem
+            The subproblem to solve.
+
+        Returns
+        -------
+        bool
+        """
         return subproblem.cone in self.cones
 
     def translate(self, tol=None, max_iter=None, verbose=False, **extra) -> dict:
-        """Map fsopt's common options (tol, max_iter, verbose) to this backend's arguments."""
+        """Map fsopt's common options to this backend's arguments.
+
+        Parameters
+        ----------
+        tol : float or None, default=None
+            The common tolerance (None: the backend's ``default_tol``).
+        max_iter : int or None, default=None
+            The iteration limit (None: the backend's own).
+        verbose : bool, default=False
+            Let the solver print its log.
+        **extra
+            Backend-specific options, passed on under their own names.
+
+        Returns
+        -------
+        options : dict
+            The keyword arguments of the backend's solve call.
+        """
         raise NotImplementedError
 
     def accepted_options(self) -> frozenset:
@@ -125,6 +153,18 @@ class NativeBackend(Backend):
         return self.supports(subproblem)
 
     def supports(self, subproblem) -> bool:
+        """Whether this algorithm solves ``subproblem``; ask for the parts it uses (e.g.
+        ``subproblem.smooth`` with ``value`` and ``gradient``) rather than for a class or name.
+
+        Parameters
+        ----------
+        subproblem : Subproblem
+            The subproblem to solve.
+
+        Returns
+        -------
+        bool
+        """
         raise NotImplementedError
 
     def refusal(self, subproblem) -> str:
@@ -141,6 +181,25 @@ class NativeBackend(Backend):
                          or (p.kind == p.POSITIONAL_OR_KEYWORD)) - COMMON_OPTIONS
 
     def solve(self, subproblem, **options):
+        """Solve ``subproblem``; its NumPy certificate, not this method, decides acceptance.
+
+        Parameters
+        ----------
+        subproblem : Subproblem
+            A subproblem ``supports`` accepted.
+        **options
+            The common options ``tol``, ``max_iter``, ``verbose``, then the keyword parameters a
+            subclass declares in its own signature (those are the options it accepts).
+
+        Returns
+        -------
+        solution : dict
+            The variables by name (e.g. ``{"w": ...}``).
+        status : str
+            A status of :mod:`fsopt.core.status` ("optimal", "user_limit", ...).
+        iterations : int or None
+            The iterations taken.
+        """
         raise NotImplementedError
 
 
@@ -275,6 +334,17 @@ def register_backend(backend: Backend) -> Backend:
     """Add a backend (an instance) to the registry; native methods call this on import.
 
     A plugin registers its backends through the entry point group ``fsopt.backends`` instead.
+
+    Parameters
+    ----------
+    backend : Backend
+        The backend instance; registered under ``backend.name`` (upper case), replacing any
+        backend of that name.
+
+    Returns
+    -------
+    backend : Backend
+        The same instance.
 
     Examples
     --------

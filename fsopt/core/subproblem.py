@@ -53,10 +53,46 @@ PARTS_RTOL = 1e-6  # the declared parts must give the subproblem's objective to 
 class SolveRecord:
     """Everything one solve produced: solution, objective, timings and the NumPy certificate.
 
-    ``status`` belongs to :mod:`fsopt.core.status`; a solve the solver called successful but whose
-    certificate failed has status ``rejected_certificate`` and the solver's word in
-    ``solver_status``.  ``stage`` is "solve", "polish" (the native polish of a rejected solution)
-    or "refine" (the re-solve at a tighter tolerance).
+    Parameters
+    ----------
+    subproblem : str
+        The subproblem's name (e.g. "garrote_logistic").
+    solver : str
+        The backend that solved it.
+    status : str
+        A status of :mod:`fsopt.core.status`.  A solve the solver called successful but whose
+        certificate failed has status "rejected_certificate" and the solver's word in
+        ``solver_status``.
+    solution : dict
+        The variables by name (e.g. ``{"w": ...}``).
+    objective : float or None, default=None
+        The objective evaluated in NumPy at ``solution``.
+    solver_objective : float or None, default=None
+        The objective as the solver reported it.
+    compile_time : float, default=0.0
+        Seconds spent building the solver's problem (cvxpy canonicalization).
+    solve_time : float, default=0.0
+        Seconds spent in the solver.
+    iterations : int or None, default=None
+        The solver's iteration count, when it reports one.
+    certificate : dict
+        The NumPy optimality measures; ``certificate["residual"]`` is the headline number.
+    certified : bool, default=False
+        Whether the certificate holds.
+    options : dict
+        The options the solver was called with.
+    attempts : list of SolveRecord
+        The failed records before this one (other solvers, polish, refinement).
+    stage : str, default="solve"
+        "solve", "polish" (the native polish of a rejected solution) or "refine" (the re-solve
+        at a tighter tolerance).
+    solver_status : str or None, default=None
+        The solver's own status, when it differs from ``status``.
+    message : str, default=""
+        The solver's error message, if any.
+    input : Subproblem or None, default=None
+        A copy of the data solved, kept only while :func:`fsopt.core.checks.observe_solves`
+        collects.
 
     Examples
     --------
@@ -222,14 +258,35 @@ class Subproblem(ABC):
 
     # --- checks in NumPy -------------------------------------------------------------------
     def objective(self, solution: dict) -> float:
-        """Objective value at ``solution`` computed in NumPy (default: f + g of the parts)."""
+        """Objective value at ``solution`` computed in NumPy (default: f + g of the parts).
+
+        Parameters
+        ----------
+        solution : dict
+            The variables by name, as a backend returns them.
+
+        Returns
+        -------
+        value : float
+        """
         self._require_parts("objective")
         w = solution[self.parts_variable]
         return self.smooth.value(w) + self.penalty.value(w)
 
     def certificate(self, solution: dict) -> dict:
-        """Optimality measures at ``solution`` in NumPy; key ``residual`` is the headline number
-        (default: the parts' proximal KKT residual, :func:`fsopt.core.parts.composite_certificate`)."""
+        """Optimality measures at ``solution`` in NumPy (default: the parts' proximal KKT residual,
+        :func:`fsopt.core.parts.composite_certificate`).
+
+        Parameters
+        ----------
+        solution : dict
+            The variables by name, as a backend returns them.
+
+        Returns
+        -------
+        measures : dict
+            Key ``residual`` is the headline number, compared with the solver's tolerance.
+        """
         self._require_parts("certificate")
         return composite_certificate(self.smooth, self.penalty, solution[self.parts_variable])
 
@@ -276,16 +333,40 @@ class Subproblem(ABC):
               max_iter=None, verbose=False, refine=None, **solver_options) -> SolveRecord:
         """Solve with ``solver``, then each of ``fallback``, until a solve is certified.
 
-        ``solver`` and the entries of ``fallback`` are names (backend or profile, resolved here
-        with ``solver_options``) or :class:`~fsopt.core.solvers.ResolvedSolver` objects (resolved
-        once by the caller: not looked up again).  ``tol``, ``max_iter``, ``verbose`` and
-        ``solver_options`` override the resolved options.
-        Returns the first record whose NumPy certificate holds (status optimal, or
-        optimal_inaccurate when certified).  A rejected solution is refined first (``polish``,
-        then a re-solve at REFINE_FACTOR × the tolerance) unless ``refine`` is False (None:
-        the class attribute ``refine_by_default``, which ``fsopt verify --mutants`` turns off).  Raises
-        :class:`SolverFailed` naming the last solver, its status and residual, with every
-        attempt, when nothing is certified.  Names and options are checked before any solve.
+        Names and options are checked before any solve.  A rejected solution is refined first
+        (``polish``, then a re-solve at a tighter tolerance) unless ``refine`` is False.
+
+        Parameters
+        ----------
+        solver : str or ResolvedSolver, default="CLARABEL"
+            A backend or profile name (resolved here with ``solver_options``), or a
+            :class:`~fsopt.core.solvers.ResolvedSolver` resolved once by the caller.
+        fallback : sequence of str or ResolvedSolver, default=()
+            Solvers tried in turn when the previous one ends without a certified solution.
+        tol : float or None, default=None
+            Tolerance, overriding the resolved options (its meaning per backend:
+            docs/solvers.md).
+        max_iter : int or None, default=None
+            Iteration limit, overriding the resolved options.
+        verbose : bool, default=False
+            Let the solver print its log.
+        refine : bool or None, default=None
+            Refine a rejected solution; None: the class attribute ``refine_by_default`` (which
+            ``fsopt verify --mutants`` turns off).
+        **solver_options
+            Backend-specific options, overriding the resolved ones.
+
+        Returns
+        -------
+        record : SolveRecord
+            The first record whose NumPy certificate holds (status optimal, or
+            optimal_inaccurate when certified).
+
+        Raises
+        ------
+        SolverFailed
+            When nothing is certified; it names the last solver, its status and residual, and
+            carries every attempt.
         """
         given = {k: v for k, v in (("tol", tol), ("max_iter", max_iter), ("verbose", verbose or None))
                  if v is not None}  # explicit arguments override a profile's options

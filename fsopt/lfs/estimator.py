@@ -22,45 +22,77 @@ class LFS(ClassifierMixin, BaseEstimator):
 
     Parameters
     ----------
-    alpha : largest feature-set size α of every representative point, 1 ≤ α ≤ n_features.
-    tau : outer iterations τ (Alg. 1; weights (10) from the previous sets).
-    gamma : impurity level γ ∈ [0, 1] bounding each hypersphere (§3.2).
-    sigma : width of the weights (10), exp(−(d − d^min)/σ).
-    n_beta : β grid 1/n_beta, …, 1 of (9).
-    n_rounding : randomized-rounding trials R.
-    rounding : "sample" (R seeded draws, the paper's definition) or "exact" (all roundings of the
-        ≤ 2 fractional entries of a vertex; the R → ∞ limit).
-    solver : backend for (9): "HIGHSPY" (default: highspy directly, the β sweep warm-started
-        by dual simplex), "HIGHS" (HiGHS through cvxpy), any LP-capable backend or a profile.
-        The tests check that HIGHSPY and the cvxpy path select the same sets.
-    eps_solver : backend for (8): "TOPK" (default: the exact closed form, b ≥ 0 ⇒ 1 on the α
-        largest b_m), None = ``solver``, or any LP-capable backend.
-    check_solver : if set, every (9) is solved again with this second solver and the largest
-        relative objective difference is stored in ``lp_check_``.
-    solver_options : common options (tol, max_iter, verbose) plus backend-specific ones.
-    n_jobs : joblib workers over representative points; results do not depend on it.  None with
-        a dask backend = every dask worker.
-    backend : joblib backend of the per-point problems: None (joblib's active configuration,
-        so ``with joblib.parallel_config(backend="dask"): est.fit(X, y)`` runs on the dask
-        cluster of the current ``dask.distributed.Client``), "loky", "threading", "dask" (needs
-        a Client) or any registered joblib backend.  Results do not depend on it.
-    random_state : seed of the rounding (None, an int, a RandomState or a numpy Generator).
-    progress : show progress bars.
+    alpha : int, default=5
+        Largest feature-set size α of every representative point, 1 ≤ α ≤ n_features.
+    tau : int, default=2
+        Outer iterations τ (Alg. 1; weights (10) from the previous sets).
+    gamma : float, default=0.2
+        Impurity level γ ∈ [0, 1] bounding each hypersphere (§3.2).
+    sigma : float, default=1.0
+        Width of the weights (10), exp(−(d − d^min)/σ).
+    n_beta : int, default=20
+        Size of the β grid 1/n_beta, …, 1 of (9).
+    n_rounding : int, default=1000
+        Randomized-rounding trials R.
+    rounding : {"sample", "exact"}, default="sample"
+        "sample": R seeded draws, the paper's definition.  "exact": all roundings of the ≤ 2
+        fractional entries of a vertex, the R → ∞ limit.
+    solver : str, default="HIGHSPY"
+        Backend for (9): "HIGHSPY" (highspy directly, the β sweep warm-started by dual
+        simplex), "HIGHS" (HiGHS through cvxpy), any LP-capable backend or a profile.  The
+        tests check that HIGHSPY and the cvxpy path select the same sets.
+    eps_solver : str or None, default="TOPK"
+        Backend for (8): "TOPK" (the exact closed form, b ≥ 0 ⇒ 1 on the α largest b_m), None
+        (the same as ``solver``), or any LP-capable backend.
+    check_solver : str or None, default=None
+        If set, every (9) is solved again with this second solver and the largest relative
+        objective difference is stored in ``lp_check_``.
+    solver_options : dict or None, default=None
+        Common options (tol, max_iter, verbose) plus backend-specific ones.
+    n_jobs : int or None, default=None
+        Joblib workers over representative points; results do not depend on it.  None with a
+        dask backend: every dask worker.
+    backend : str or None, default=None
+        Joblib backend of the per-point problems: None (joblib's active configuration, so
+        ``with joblib.parallel_config(backend="dask"): est.fit(X, y)`` runs on the dask cluster
+        of the current ``dask.distributed.Client``), "loky", "threading", "dask" (needs a
+        Client) or any registered joblib backend.  Results do not depend on it.
+    random_state : int, RandomState, Generator or None, default=None
+        Seed of the rounding.
+    progress : bool, default=False
+        Show progress bars.
 
+    Notes
+    -----
     LFS is a two-class method: y must have exactly two classes.  X may be dense or scipy.sparse;
-    sparse X is densified (8·N·M bytes), refused with a clear error above ``DENSE_LIMIT_BYTES``
-    (1 GiB).
+    sparse X is densified (8·N·M bytes), refused with a clear error above 1 GiB
+    (``fsopt.lfs.estimator.DENSE_LIMIT_BYTES``).
 
     Attributes
     ----------
-    fstar_ : (N, M) bool, the selected set of each training sample (representative point).
-    f_relaxed_ : (N, M) the LP solution of (9) at each point's chosen β.
-    beta_, eps_max_, radius_, local_score_ : (N,) chosen β, ε_max of (8), sphere radius and the
-        β-selection score (DR/N_same − FAR/N_other) of each point.
-    history_ : driver iterations (τ) with every LP's solve record and certificate.
-    lp_check_ : {"max_objective_gap": …, "n_lps": …, "max_residual": …}.
-    n_rounding_fallbacks_ : points of the last pass where no rounding of any β was feasible.
-    n_features_in_, feature_names_in_ : as in scikit-learn (names when X is a DataFrame).
+    fstar_ : ndarray of shape (N, M), dtype bool
+        The selected feature set of each training sample (representative point).
+    f_relaxed_ : ndarray of shape (N, M)
+        The LP solution of (9) at each point's chosen β.
+    beta_ : ndarray of shape (N,)
+        The β chosen for each point.
+    eps_max_ : ndarray of shape (N,)
+        ε_max of (8) at each point.
+    radius_ : ndarray of shape (N,)
+        The radius of each point's hypersphere.
+    local_score_ : ndarray of shape (N,)
+        The β-selection score DR/N_same − FAR/N_other of each point.
+    history_ : list of Iteration
+        The driver's iterations (τ), with every LP's solve record and certificate.
+    lp_check_ : dict
+        ``n_lps``, ``max_residual``, ``all_certified`` and ``max_objective_gap`` (None without
+        ``check_solver``) over the LPs of the fit.
+    n_rounding_fallbacks_ : int
+        Points of the last pass where no rounding of any β was feasible.
+    n_features_in_ : int
+        Number of features seen during fit.
+    feature_names_in_ : ndarray of shape (n_features,)
+        Column names of X, when X is a DataFrame with string column names.
 
     Examples
     --------
@@ -113,6 +145,20 @@ class LFS(ClassifierMixin, BaseEstimator):
 
     @transactional_fit
     def fit(self, X, y):
+        """Select a feature set for each training sample (Alg. 1: ``tau`` passes of (8)-(10)).
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training samples (a DataFrame's column names are kept).
+        y : array-like of shape (n_samples,)
+            Labels of exactly two classes.
+
+        Returns
+        -------
+        self : LFS
+            The fitted estimator.
+        """
         self._validate_params()
         X, y = validate_fit(self, X, y, accept_sparse=("csr", "csc"), min_per_class=2)
         X = densify(X, DENSE_LIMIT_BYTES, "LFS")
@@ -158,6 +204,18 @@ class LFS(ClassifierMixin, BaseEstimator):
                                 np.bincount(self.y_enc_))
 
     def predict(self, X):
+        """The class whose local neighbourhoods are most similar to each sample (eq. 11).
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Samples to classify.
+
+        Returns
+        -------
+        labels : ndarray of shape (n_samples,)
+            Predicted class of each sample.
+        """
         check_is_fitted(self, "fstar_")
         return self.classes_[predict_labels(*self.similarity(X))]
 

@@ -27,72 +27,105 @@ class LOGO(SelectorMixin, BaseEstimator):
 
     Parameters
     ----------
-    sigma : kernel width of k(d) = exp(−d/σ) (paper: 2; ``inf`` gives uniform probabilities).
-    lam : ℓ1 weight λ of form (7).  Ignored when ``beta`` is given.
-    beta : if set, solve form (8) with ‖w‖₁ ≤ β instead (conic solvers only).
-    solver : "LBFGSB" (default: native L-BFGS-B over a KKT-checked working set, certified like
-        every solve), "gradient" (eqs 9–10, the reference), a cvxpy backend (CLARABEL, ECOS, SCS,
-        MOSEK; needed for ``beta``) or a profile from ``solvers/``.
-    fallback : solvers tried in turn when ``solver`` fails; each attempt is kept in the history.
-    check_against : a second solver (e.g. "gradient") every subproblem is also solved with; the
-        relative objective gap and weight difference are stored in each record's certificate
-        (keys ``<solver>_objective_gap``, ``<solver>_weight_diff``) and a disagreement beyond
-        1e-6 (objective) or 1e-3 (weights, relative to max(1, max w)) raises ``SolverFailed``.
-    theta : stop when θ_t = ‖w⁽ᵗ⁾ − w⁽ᵗ⁻¹⁾‖₂ / max(‖w⁽ᵗ⁾‖₂, 1e-300) < θ (paper: 0.01 on raw
-        weights; relative here, so weights of any scale stop alike).  Reaching ``max_iter`` first
-        raises ``sklearn.exceptions.ConvergenceWarning``.
-    max_iter : at most this many outer iterations.
-    prune_below : elimination (paper: 1e-8).  A weight below this for ``prune_patience``
+    sigma : float, default=2.0
+        Kernel width of k(d) = exp(−d/σ) (paper: 2; ``inf`` gives uniform probabilities), in
+        units of X's typical spread.
+    lam : float, default=1.0
+        ℓ1 weight λ of form (7).  Ignored when ``beta`` is given.
+    beta : float or None, default=None
+        If set, solve form (8) with ‖w‖₁ ≤ β instead (conic solvers only).
+    solver : str, default="LBFGSB"
+        "LBFGSB" (native L-BFGS-B over a KKT-checked working set, certified like every solve),
+        "gradient" (eqs 9–10, the reference), a cvxpy backend (CLARABEL, ECOS, SCS, MOSEK;
+        needed for ``beta``) or a profile from ``solvers/``.
+    fallback : sequence of str, default=()
+        Solvers tried in turn when ``solver`` fails; each attempt is kept in the history.
+    check_against : str or None, default=None
+        A second solver (e.g. "gradient") every subproblem is also solved with.  The relative
+        objective gap and weight difference are stored in each record's certificate (keys
+        ``<solver>_objective_gap``, ``<solver>_weight_diff``); a disagreement beyond 1e-6
+        (objective) or 1e-3 (weights, relative to max(1, max w)) raises ``SolverFailed``.
+    theta : float, default=0.01
+        Stop when θ_t = ‖w⁽ᵗ⁾ − w⁽ᵗ⁻¹⁾‖₂ / max(‖w⁽ᵗ⁾‖₂, 1e-300) < θ (paper: 0.01 on raw
+        weights; relative here, so weights of any scale stop alike).  Reaching ``max_iter``
+        first raises ``sklearn.exceptions.ConvergenceWarning``.
+    max_iter : int, default=50
+        At most this many outer iterations.
+    prune_below : float or None, default=1e-8
+        Elimination threshold (paper: 1e-8).  A weight below it for ``prune_patience``
         consecutive outer iterations leaves the working set: the fixed point iterates on the
         others, and when it has converged every eliminated feature is checked exactly (one pass
-        of z̄ over them); those whose KKT condition at w_j = 0 fails come back and the iteration
-        goes on (``fsopt.logo.method``).  ``None`` disables it.  ``history_[t].data_passes``:
+        of z̄ over them); those whose KKT condition at w_j = 0 fails come back and the
+        iteration goes on.  ``None`` disables elimination.  ``history_[t].data_passes`` holds
         the passes over X of each iteration.
-    working_set : True (default): as above.  False: every outer iteration solves the subproblem
-        over all J features, eliminated ones kept out by a bound on their KKT condition (the
-        iterates are those without elimination; costlier when features re-enter often).
-    threshold : get_support keeps features whose weight / max weight exceeds this (paper: 0.01).
-    w0 : initial weights (default all ones), nonnegative, not all zero.
-    subproblem : a user's LOGO subproblem instead of the garrote (7)/(8) that ``lam``/``beta``
-        make: a :class:`fsopt.core.subproblem.Subproblem` with ``set_margins(Z, columns=None)``
-        (e.g. ``GarroteLogistic(penalty=NonnegElasticNet(1.0, 0.1))`` or a subclass), given as an
+    prune_patience : int, default=1
+        Consecutive outer iterations below ``prune_below`` before a feature is eliminated.
+    threshold : float, default=0.01
+        ``get_support`` keeps the features whose weight / max weight exceeds this (paper: 0.01).
+    w0 : array-like of shape (n_features,) or None, default=None
+        Initial weights (None: all ones), nonnegative, not all zero.
+    solver_options : dict or None, default=None
+        Common options ``tol``, ``max_iter``, ``verbose`` plus backend-specific ones.
+    callback : callable or None, default=None
+        Called as ``callback(iteration, w)`` after each outer iteration; returning True stops.
+    progress : bool, default=False
+        Show a progress bar.
+    subproblem : Subproblem, callable or None, default=None
+        A user's LOGO subproblem instead of the garrote (7)/(8) that ``lam``/``beta`` make: a
+        :class:`fsopt.Subproblem` with ``set_margins(Z, columns=None)`` (e.g.
+        ``GarroteLogistic(penalty=NonnegElasticNet(1.0, 0.1))`` or a subclass), given as an
         instance (copied at each fit, never modified) or a factory called with no argument.
         ``lam`` and ``beta`` are then unused (the subproblem carries its parameters), and its
-        parameters are in the units of the built-in path: its margins are those of X divided by
-        X's typical spread, like σ.  Native solvers take it when it declares the parts they
-        need (:mod:`fsopt.core.parts`); a solver that cannot take it is refused before any work,
-        naming the missing part.
-    solver_options : common options ``tol``, ``max_iter``, ``verbose`` plus backend-specific ones.
-    callback : called as ``callback(iteration, w)`` after each outer iteration; True stops.
-    acceleration : of the fixed point: "auto" (default: the paper's w ← T(w), its iterates
-        unchanged, until the driver detects a cycle or a stall — no new smallest θ_t in 10
-        iterations; then safeguarded Anderson, ``history_[t].switched`` marks where), None
-        (w ← T(w) only; a cycle ends the fit with outcome "cycle(k)"),
-        "averaging" (w ← ½w + ½T(w) throughout) or "anderson" (safeguarded type-I); see
-        :mod:`fsopt.core.acceleration` and docs/logo-scale.md.
-    progress : show a progress bar.
+        parameters are in the units of the built-in path: its margins are those of X divided
+        by X's typical spread, like σ.  Native solvers take it when it declares the parts they
+        need (docs/parts.md); a solver that cannot take it is refused before any work, naming
+        the missing part.
+    acceleration : {"auto", "averaging", "anderson"} or None, default="auto"
+        Acceleration of the fixed point.  "auto": the paper's w ← T(w), its iterates
+        unchanged, until the driver detects a cycle or a stall (no new smallest θ_t in 10
+        iterations), then safeguarded Anderson (``history_[t].switched`` marks where).  None:
+        w ← T(w) only; a cycle ends the fit with outcome "cycle(k)".  "averaging":
+        w ← ½w + ½T(w) throughout.  "anderson": safeguarded type-I Anderson throughout.  See
+        docs/logo-scale.md.
+    working_set : bool, default=True
+        True: the fixed point iterates over the features not eliminated, as described under
+        ``prune_below``.  False: every outer iteration solves the subproblem over all J
+        features, eliminated ones kept out by a bound on their KKT condition (the iterates are
+        those without elimination; costlier when features re-enter often).
 
+    Notes
+    -----
     Identical rows with the same label are one sample: each copy would otherwise be the other's
-    nearest hit at distance 0 for every w, and count again in the loss of (7), so X with every row
-    given twice selects as X does (rows are told apart by their first 128 columns, and only rows
-    that agree there are compared in full, one column block at a time; see
-    ``fsopt.core.blocks.distinct_rows``).
+    nearest hit at distance 0 for every w, and count again in the loss of (7), so X with every
+    row given twice selects as X does (rows are told apart by their first 128 columns, and only
+    rows that agree there are compared in full, one column block at a time).
 
-    X may be a NumPy array, scipy.sparse, or a dask / zarr / h5py array read one column block at
-    a time.  z̄ is held for at most 1 GiB of columns; beyond that the statistics and the KKT
-    checks stream (``fsopt.logo.method``), so memory does not grow with J beyond a few vectors.
+    X may be a NumPy array, scipy.sparse, or a dask / zarr / h5py array read one column block
+    at a time.  z̄ is held for at most 1 GiB of columns; beyond that the statistics and the KKT
+    checks stream, so memory does not grow with J beyond a few vectors.
 
     Attributes
     ----------
-    weights_ : (n_features,) learned weights, 0 for pruned features.
-    history_ : list of :class:`fsopt.core.driver.Iteration` (θ_t, objective, solve records, and the
-        features eliminated / re-entered after each iteration: ``n_dropped``, ``n_reentered``).
-    n_iter_, converged_ : outer iterations done, and whether θ_t < theta was reached with the
-        final check over all features passed (no eliminated feature would enter).
-    outcome_ : "converged", "cycle(k)" (the solves repeat with period k), "max_iter" or
-        "stopped" (the callback); each ``history_`` row has the residual ‖T(w) − w‖/‖T(w)‖.
-    n_duplicate_rows_ : rows merged into an identical row with the same label (0: none).
-    n_features_in_, feature_names_in_ : as in scikit-learn (names when X is a DataFrame).
+    weights_ : ndarray of shape (n_features,)
+        Learned weights, in the units of X's features; 0 for eliminated features.
+    history_ : list of Iteration
+        One :class:`fsopt.core.driver.Iteration` per outer iteration: θ_t, objective, solve
+        records, the residual ‖T(w) − w‖/‖T(w)‖, and the features eliminated / re-entered after
+        it (``n_dropped``, ``n_reentered``).
+    n_iter_ : int
+        Outer iterations done.
+    converged_ : bool
+        Whether θ_t < theta was reached with the final check over all features passed (no
+        eliminated feature would enter).
+    outcome_ : str
+        "converged", "cycle(k)" (the solves repeat with period k), "max_iter" or "stopped" (the
+        callback).
+    n_duplicate_rows_ : int
+        Rows merged into an identical row with the same label (0: none).
+    n_features_in_ : int
+        Number of features seen during fit.
+    feature_names_in_ : ndarray of shape (n_features,)
+        Column names of X, when X is a DataFrame with string column names.
 
     Examples
     --------
@@ -152,6 +185,21 @@ class LOGO(SelectorMixin, BaseEstimator):
 
     @transactional_fit
     def fit(self, X, y):
+        """Run LOGO's fixed point (Alg. 1) on (X, y) and store the weights.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training samples: a NumPy array, a DataFrame (its column names are kept),
+            scipy.sparse CSR/CSC, or a dask / zarr / h5py array.
+        y : array-like of shape (n_samples,)
+            Class labels; every class needs at least two samples.
+
+        Returns
+        -------
+        self : LOGO
+            The fitted estimator.
+        """
         self._validate_params()
         if is_blockwise(X) and not sp.issparse(X):  # dask, zarr, h5py: checked block by block
             check_blockwise(X)

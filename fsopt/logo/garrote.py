@@ -24,9 +24,21 @@ from ..core.subproblem import Subproblem
 class GarroteLogistic(Subproblem):
     """LOGO's subproblem: the logistic loss on the margins Z plus a penalty on w ≥ 0.
 
-    ``lam`` gives (7), ``beta`` gives (8), ``penalty`` (defined on all the features) any other
-    form.  ``set_margins(Z, columns)``: new margins; ``columns`` are the features Z holds when it
+    ``set_margins(Z, columns)`` gives new margins; ``columns`` are the features Z holds when it
     holds only some of them (the penalty is then restricted to those, the others at 0).
+
+    Parameters
+    ----------
+    lam : float, default=1.0
+        λ of form (7): the penalty λ‖w‖₁ (used when neither ``beta`` nor ``penalty`` is given).
+    beta : float or None, default=None
+        β of form (8): the budget ‖w‖₁ ≤ β instead of the ℓ1 penalty.
+    Z : ndarray of shape (N, J) or None, default=None
+        The expected margins z̄_n (eqs 3–5), one row per sample; None: set later with
+        ``set_margins``.
+    penalty : Penalty or None, default=None
+        Any other penalty, defined on all J features (e.g. ``NonnegElasticNet(1.0, 0.1)``);
+        it replaces ``lam`` and ``beta``.
 
     Examples
     --------

@@ -20,32 +20,64 @@ class NMMKL(SelectorMixin, BaseEstimator):
 
     Parameters
     ----------
-    n_features : m, the number of features to select (1 ≤ m ≤ d).
-    C : box constraint of the SVM dual (3), > 0.
-    tau : τ ≥ 0, the ridge τI added to the kernel in (3).
-    solver : SOC-capable backend or profile for the QCQP (8): CLARABEL, ECOS, SCS, MOSEK.
-    lp_solver : LP-capable backend or profile for the recovery LP (15) (default HIGHS).
-    fallback : solvers tried in turn when ``solver`` fails.
-    solver_options, lp_options : common options ``tol``, ``max_iter``, ``verbose`` and backend ones.
-    tie_tol : τ_i within tie_tol·max τ_i of the m-th largest form the tie block B (eq. 11).
-    alpha_tol : α_j > alpha_tol·C counts as α_j > 0 (and α_j < (1 − alpha_tol)·C as α_j < C) in (15).
-    violation_weight : weight (times max(1, C)) of the violation of (16) in the least-violation LP.
+    n_features : int, default=10
+        m, the number of features to select (1 ≤ m ≤ d).
+    C : float, default=1.0
+        Box constraint of the SVM dual (3), > 0.
+    tau : float, default=1.0
+        τ ≥ 0, the ridge τI added to the kernel in (3).
+    solver : str, default="CLARABEL"
+        SOC-capable backend or profile for the QCQP (8): CLARABEL, ECOS, SCS, MOSEK.
+    lp_solver : str, default="HIGHS"
+        LP-capable backend or profile for the recovery LP (15).
+    fallback : sequence of str, default=()
+        Solvers tried in turn when ``solver`` fails.
+    solver_options : dict or None, default=None
+        Options of ``solver``: the common ``tol``, ``max_iter``, ``verbose`` and backend ones.
+    lp_options : dict or None, default=None
+        Options of ``lp_solver``, as ``solver_options``.
+    tie_tol : float, default=1e-6
+        τ_i within tie_tol·max τ_i of the m-th largest form the tie block B (eq. 11).
+    alpha_tol : float, default=1e-6
+        α_j > alpha_tol·C counts as α_j > 0 (and α_j < (1 − alpha_tol)·C as α_j < C) in (15).
+    violation_weight : float, default=1e3
+        Weight (times max(1, C)) of the violation of (16) in the least-violation LP.
 
+    Notes
+    -----
     X may be dense or scipy.sparse (CSR/CSC: the linear kernels are formed from sparse columns,
     never densifying N×d); y must have exactly two classes.
 
     Attributes
     ----------
-    support_ : (d,) bool, the selected features (A plus the best of B).
-    scores_ : (d,) τ_i = (x_iᵀ(α∘y))², eq. (9).
-    p_ : (d,) the relaxed primal p recovered by the LP (15); ``p_cone_`` the cone multipliers of (8).
-    alpha_, lambda_, gamma_ : the solution of (8).
-    partition_ : (d,) array of "A", "B", "C" (eqs 10–12).
-    bound_ : Theorem 6's bound on ω(p_alg)/ω(p̃*) (inf when it gives none).
-    diagnostics_ : Corollary 2 / KKT residuals and the LP-vs-cone agreement of p.
-    history_ : list of :class:`fsopt.core.driver.Iteration`; its ``records`` are the two SolveRecords.
-    classes_ : the two labels; classes_[1] is coded +1.
-    n_features_in_, feature_names_in_ : as in scikit-learn (names when X is a DataFrame).
+    support_ : ndarray of shape (d,), dtype bool
+        The selected features (A plus the best of B).
+    scores_ : ndarray of shape (d,)
+        τ_i = (x_iᵀ(α∘y))², eq. (9).
+    p_ : ndarray of shape (d,)
+        The relaxed primal p recovered by the LP (15).
+    p_cone_ : ndarray of shape (d,)
+        The cone multipliers of (8).
+    alpha_ : ndarray of shape (n_samples,)
+        α of the solution of (8).
+    lambda_ : float
+        λ of the solution of (8).
+    gamma_ : float
+        γ of the solution of (8).
+    partition_ : ndarray of shape (d,)
+        "A", "B" or "C" per feature (eqs 10–12).
+    bound_ : float
+        Theorem 6's bound on ω(p_alg)/ω(p̃*) (inf when it gives none).
+    diagnostics_ : dict
+        Corollary 2 / KKT residuals and the LP-vs-cone agreement of p.
+    history_ : list of Iteration
+        One :class:`fsopt.core.driver.Iteration`; its ``records`` are the two SolveRecords.
+    classes_ : ndarray of shape (2,)
+        The two labels; ``classes_[1]`` is coded +1.
+    n_features_in_ : int
+        Number of features seen during fit.
+    feature_names_in_ : ndarray of shape (n_features,)
+        Column names of X, when X is a DataFrame with string column names.
 
     Examples
     --------
@@ -91,6 +123,20 @@ class NMMKL(SelectorMixin, BaseEstimator):
 
     @transactional_fit
     def fit(self, X, y):
+        """Solve the QCQP (8), recover p by the LP (15) and select ``n_features`` features.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training samples (a DataFrame's column names are kept).
+        y : array-like of shape (n_samples,)
+            Labels of exactly two classes.
+
+        Returns
+        -------
+        self : NMMKL
+            The fitted estimator.
+        """
         self._validate_params()
         X, y = validate_fit(self, X, y, accept_sparse=("csr", "csc"))
         d = X.shape[1]
