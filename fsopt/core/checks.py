@@ -24,7 +24,7 @@ A check proves itself by failing: a *planted bug* is a deliberate fault, planted
 documented function or registering a wrong backend inside a context that restores everything, and
 it names the checks that must catch it (the pairing is explicit)::
 
-    from fsopt.core.checks import patch, planted_bug
+    from fsopt import patch, planted_bug
 
     @planted_bug("margins ignore w", catches=("MYMETHOD Thm 3",), description="z̄ computed at w = 1")
     def margins_ignore_w(stack):                 # stack: a contextlib.ExitStack, closed on exit
