@@ -290,6 +290,58 @@ def test_user_subproblem_is_validated_in_fit():
     assert copy.deepcopy(est).get_params()["subproblem"] is not None
 
 
+class MarginsOnlyLoss(LogisticMarginLoss):
+    """A user's loss whose n_features reads its margins: it raises before LOGO has set them."""
+
+    @property
+    def n_features(self):
+        return self.Z.shape[1]
+
+
+class MarginsOnlyGarrote(GarroteLogistic):
+    def __init__(self):
+        super().__init__(lam=1.0)
+        self.smooth = MarginsOnlyLoss()
+
+
+def test_a_part_that_raises_when_probed_is_reported_with_its_error():
+    """The capability probe reads smooth.n_features on the fresh subproblem LOGO copies before the
+    fit: the property's AttributeError is the cause (chained), not "declares no smooth.n_features"
+    (hasattr would call the declared part missing), and the message says what was read, from
+    which object, when and why."""
+    X, y = make_spiral(30, 2, random_state=0)
+    for solver in ("LBFGSB", "PROXGRAD"):
+        with pytest.raises(TypeError) as caught:
+            LOGO(subproblem=MarginsOnlyGarrote, solver=solver).fit(X, y)
+        message = str(caught.value)
+        assert "declares no" not in message
+        assert (f"solver {solver!r}: cannot tell whether it can solve garrote_logistic (7), lam=1: reading "
+                f"smooth.n_features (MarginsOnlyLoss.n_features) raised AttributeError: 'NoneType' object "
+                f"has no attribute 'shape'") in message
+        assert (f"{solver} read the parts it needs from the MarginsOnlyGarrote when LOGO chose its solvers, "
+                f"before the fit: a fresh copy of the subproblem, before set_margins gave it the margins") in message
+        cause = caught.value.__cause__
+        assert isinstance(cause.__cause__, AttributeError) and "'shape'" in str(cause.__cause__)
+    with_margins = MarginsOnlyGarrote()
+    with_margins.set_margins(margins(30, 2, 0))  # once the part reads, the same solver takes it
+    assert with_margins.solve("LBFGSB").certified
+
+
+def test_a_refused_solver_says_what_was_probed_and_when():
+    X, y = make_spiral(30, 2, random_state=0)
+    group = GarroteLogistic(penalty=NonnegGroupL1(1.0, np.arange(4) // 2))
+    with pytest.raises(ValueError) as caught:
+        LOGO(subproblem=group, prune_below=None).fit(X, y)
+    assert re.search(r"GarroteLogistic declares no penalty\.gradient, penalty\.box; LBFGSB needs .*"
+                     r"\. LBFGSB read the parts it needs from the GarroteLogistic when LOGO chose its "
+                     r"solvers, before the fit: a fresh copy of the subproblem, before set_margins gave it "
+                     r"the margins z̄ \(no data yet\), to refuse a solver that cannot take it before any work",
+                     str(caught.value))
+    with pytest.raises(ValueError, match=r"LBFGSB read the parts it needs from the GarroteLogistic as it "
+                                         r"stood when the solver was chosen, to refuse"):
+        GarroteLogistic(Z=margins(30, 2, 0), penalty=NonnegGroupL1(1.0, np.arange(4) // 2)).solve("LBFGSB")
+
+
 def test_the_parts_page_runs():
     """docs/parts.md: a user's own penalty gets a certificate, PROXGRAD and LBFGSB from its parts."""
     page = Path(__file__).resolve().parents[1] / "docs" / "parts.md"

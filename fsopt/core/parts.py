@@ -29,6 +29,8 @@ A **penalty** g (its feasible set C included, g = +∞ outside C) declares
 """
 from __future__ import annotations
 
+import inspect
+
 import numpy as np
 from scipy.special import expit
 
@@ -486,11 +488,41 @@ SMOOTH_NEEDS = ("value", "gradient", "n_features")
 PENALTY_NEEDS = ("value", "prox")
 
 
+class UnreadablePart(TypeError):
+    """A part declares the attribute asked for, but reading it raised (e.g. a property that needs
+    data the subproblem does not hold yet); the error is chained (``__cause__``)."""
+
+    def __init__(self, part, name, obj, error):
+        self.part, self.name = part, name
+        super().__init__(f"reading {part}.{name} ({type(obj).__name__}.{name}) raised "
+                         f"{type(error).__name__}: {error}")
+
+
 def undeclared(part, obj, needs) -> list[str]:
-    """``part`` itself if ``obj`` is None, else ``part.<name>`` for each of ``needs`` it lacks."""
+    """``part`` itself if ``obj`` is None, else ``part.<name>`` for each of ``needs`` it does not
+    declare.  Each is read; one that ``obj`` declares (on itself or its class) but whose reading
+    raises is not called missing: :class:`UnreadablePart` is raised from the error."""
     if obj is None:
         return [part]
-    return [f"{part}.{n}" for n in needs if not hasattr(obj, n)]
+    missing = []
+    for name in needs:
+        try:
+            getattr(obj, name)
+        except Exception as exc:  # noqa: BLE001 - whatever the user's property raised is reported
+            if not _declares(obj, name):
+                missing.append(f"{part}.{name}")
+                continue
+            raise UnreadablePart(part, name, obj, exc) from exc
+    return missing
+
+
+def _declares(obj, name) -> bool:
+    """Whether ``obj`` or its class defines ``name``, found without running any property."""
+    try:
+        inspect.getattr_static(obj, name)
+    except AttributeError:
+        return False
+    return True
 
 
 def missing_parts(subproblem, smooth=SMOOTH_NEEDS, penalty=PENALTY_NEEDS) -> list[str]:

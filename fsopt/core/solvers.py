@@ -32,6 +32,7 @@ from numbers import Integral, Real
 from pathlib import Path
 
 from . import plugins
+from .parts import UnreadablePart
 
 LP, SOC, EXP = "LP", "SOC", "EXP"
 COMMON_OPTIONS = frozenset({"tol", "max_iter", "verbose"})
@@ -522,12 +523,16 @@ class ResolvedSolver:
         return self.backend.translate(**common, **opts)
 
 
-def resolve_solver(name, subproblem=None, solver_options=None) -> ResolvedSolver:
+PROBED = "as it stood when the solver was chosen"  # when a capability check runs (its messages)
+
+
+def resolve_solver(name, subproblem=None, solver_options=None, *, probed=PROBED) -> ResolvedSolver:
     """The :class:`ResolvedSolver` of a backend or profile name; clear errors otherwise.
 
     ``solver_options`` (the caller's) override the profile's; all are checked against the
     backend's accepted names and ranges here, before any solve, and ``subproblem`` (if given)
-    against the backend's capabilities."""
+    against the backend's capabilities.  ``probed`` says, in the error messages of that check,
+    at what point it runs (e.g. on a fresh subproblem that holds no data yet)."""
     if not isinstance(name, str):
         raise TypeError(f"solver must be a string naming a backend or profile; got {type(name).__name__}")
     _load_plugins()
@@ -549,19 +554,31 @@ def resolve_solver(name, subproblem=None, solver_options=None) -> ResolvedSolver
         raise ValueError(
             f"solver {name!r} is not available: {reason}; installed: {', '.join(_usable_for(subproblem))}"
         )
-    _check_capable(name, backend, subproblem)
+    _check_capable(name, backend, subproblem, probed)
     _check_is_dict(solver_options)
     opts.update(solver_options or {})
     backend.check_options(opts, _context(name, backend, subproblem))
     return ResolvedSolver(name, backend, opts)
 
 
-def _check_capable(name, backend, subproblem):
-    if subproblem is not None and not backend.can_solve(subproblem):
+def _check_capable(name, backend, subproblem, probed=PROBED):
+    """ValueError if ``backend`` cannot solve ``subproblem``; TypeError (from the error) if reading
+    a part it asks for raised.  A native backend's messages say what it read, and when."""
+    if subproblem is None:
+        return
+    why = (f". {backend.name} read the parts it needs from the {type(subproblem).__name__} {probed}, "
+           f"to refuse a solver that cannot take it before any work") if backend.native else ""
+    try:
+        capable = backend.can_solve(subproblem)
+    except UnreadablePart as exc:
+        raise TypeError(f"solver {name!r}: cannot tell whether it can solve {subproblem.describe()}: "
+                        f"{exc}{why}; a part must be readable then (e.g. n_features returning None "
+                        f"while there is no data)") from exc
+    if not capable:
         raise ValueError(
             f"solver {name!r} cannot solve {subproblem.describe()} (needs {subproblem.cone} cones "
             f"or a native method for it{_refusal(backend, subproblem)}); "
-            f"suitable installed solvers: {', '.join(_usable_for(subproblem))}"
+            f"suitable installed solvers: {', '.join(_usable_for(subproblem))}{why}"
         )
 
 

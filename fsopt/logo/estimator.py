@@ -21,6 +21,9 @@ from ..core.validation import check_data, check_labels, transactional_fit, valid
 from .garrote import GarroteLogistic
 from .method import LogoFixedPoint
 
+PROBED = ("when LOGO chose its solvers, before the fit: a fresh copy of the subproblem, before "
+          "set_margins gave it the margins z̄ (no data yet)")  # capability messages say so
+
 
 class LOGO(SelectorMixin, BaseEstimator):
     """Local-learning-based feature selection (Sun, Todorovic, Goodison, TPAMI 2010).
@@ -218,10 +221,10 @@ class LOGO(SelectorMixin, BaseEstimator):
                 raise ValueError(f"after merging {self.n_duplicate_rows_} identical rows (same features "
                                  f"and label): {exc}") from None
         subproblem = self._make_subproblem()
-        solver, *fallback = [resolve_solver(name, subproblem, self.solver_options)  # once per fit,
-                             for name in (self.solver, *self.fallback)]  # before any work
+        solver, *fallback = [resolve_solver(name, subproblem, self.solver_options, probed=PROBED)
+                             for name in (self.solver, *self.fallback)]  # once per fit, before any work
         check_against = None if self.check_against is None else \
-            resolve_solver(self.check_against, subproblem, self.solver_options)
+            resolve_solver(self.check_against, subproblem, self.solver_options, probed=PROBED)
         x_scale = unit_scale(X)  # σ in units of X's typical spread (fsopt.core.scaling) ...
         stat_scale = x_scale  # ... applied inside the statistics: X is not copied, unless
         if not 1e-100 < x_scale < 1e100 and not is_blockwise(X):  # sums of |x_n − x_i| could overflow
