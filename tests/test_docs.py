@@ -42,6 +42,25 @@ def test_readme_first_screen_leads():
     assert len(text.splitlines()) < 200
 
 
+CHECK_API = {"check", "planted_bug", "patch", "probe", "wrap_backend", "blind_certificate", "Margins",
+             "Outcome", "draws"}
+
+
+def test_the_check_api_has_one_home():
+    """Docs and examples import the check API from ``fsopt`` only (it was given three ways)."""
+    files = [*PAGES, *(ROOT / "examples").rglob("*.py"), *(ROOT / "examples").rglob("*.md")]
+    elsewhere = []
+    for file in files:
+        for line in file.read_text().splitlines():
+            found = re.search(r"from (fsopt\.[\w.]+) import (.*)", line)
+            if found and CHECK_API & set(re.findall(r"\w+", found.group(2))):
+                elsewhere.append(f"{file.relative_to(ROOT)}: {line.strip()}")
+            if re.search(r"@fsopt\.(core|tools)\.\w+\.check\b", line):
+                elsewhere.append(f"{file.relative_to(ROOT)}: {line.strip()}")
+    assert elsewhere == []
+    assert CHECK_API <= set(fsopt.__all__)
+
+
 def test_ci_runs_the_readme_test_command():
     assert 'pip install -e ".[test]" && python -m pytest -n 2' in (ROOT / ".ci" / "run").read_text()
 
