@@ -322,6 +322,9 @@ def test_a_part_that_raises_when_probed_is_reported_with_its_error():
                 f"before the fit: a fresh copy of the subproblem, before set_margins gave it the margins") in message
         cause = caught.value.__cause__
         assert isinstance(cause.__cause__, AttributeError) and "'shape'" in str(cause.__cause__)
+    with pytest.raises(ValueError, match=r"'HIGHS' cannot solve garrote_logistic .*suitable installed solvers: "
+                                         r"CLARABEL"):  # the suggestions skip the natives that cannot tell
+        LOGO(subproblem=MarginsOnlyGarrote, solver="HIGHS").fit(X, y)
     with_margins = MarginsOnlyGarrote()
     with_margins.set_margins(margins(30, 2, 0))  # once the part reads, the same solver takes it
     assert with_margins.solve("LBFGSB").certified

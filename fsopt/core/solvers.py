@@ -608,8 +608,17 @@ def _refusal(backend, subproblem) -> str:
 
 
 def _usable_for(subproblem) -> list[str]:
-    names = [n for n in installed_backends() if subproblem is None or _BACKENDS[n].can_solve(subproblem)]
+    """The installed backends to suggest for ``subproblem``; one that cannot tell (a part it reads
+    raised: :func:`_check_capable` reports that when it is chosen) is not suggested."""
+    names = [n for n in installed_backends() if subproblem is None or _suggestable(_BACKENDS[n], subproblem)]
     return names or ["none"]
+
+
+def _suggestable(backend, subproblem) -> bool:
+    try:
+        return backend.can_solve(subproblem)
+    except UnreadablePart:
+        return False
 
 
 @functools.lru_cache(maxsize=None)
