@@ -176,8 +176,9 @@ def definitions(dl):
 
 
 def shown_parameters(html):
-    """{callable's id (e.g. "fsopt.LOGO.fit"): the names its "Parameters" field list shows}: an entry's
-    name is the bold text that opens it; an entry that opens with anything else shows as itself."""
+    """{callable's id (e.g. "fsopt.LOGO.fit"): its "Parameters" field list, as (name, rest) pairs}: an
+    entry's name is the bold text that opens it (an entry that opens with anything else is named
+    by that), ``rest`` the text after it: " (type) – description" when numpydoc read it as meant."""
     shown = {}
 
     def visit(element, owner):
@@ -188,10 +189,13 @@ def shown_parameters(html):
                     continue
                 entries = [li for ul in dd.elements() if ul.tag == "ul" for li in ul.elements()] or [dd]
                 for entry in entries:
-                    head = next(e for e in entry.elements() if e.tag == "p").children[0]
-                    bold = isinstance(head, Element) and head.tag == "strong"
-                    shown[owner] += [n.strip().lstrip("*") for n in head.text().split(",")] if bold \
-                        else [f"(no name: {str(head)[:30]!r})"]
+                    first = next(e for e in entry.elements() if e.tag == "p")
+                    head = first.children[0]
+                    if not (isinstance(head, Element) and head.tag == "strong"):
+                        shown[owner].append((f"(no name: {str(head)[:30]!r})", ""))
+                        continue
+                    rest = first.text()[len(head.text()):]
+                    shown[owner] += [(n.strip().lstrip("*"), rest) for n in head.text().split(",")]
         elif element.tag == "dl" and "py" in classes:  # an object: its signature, then its body
             callable_ = bool({"class", "exception", "function", "method"} & set(classes))
             for dt, dd in definitions(element):
@@ -250,9 +254,25 @@ def test_api_page_shows_exactly_each_signature(api_page):
     assert named_in_api_md() - set(shown) == set(), "named in docs/api.md, absent from the page " \
         "(autodoc leaves out a member without a docstring)"
     wrong = {}
-    for ident, names in shown.items():
+    for ident, entries in shown.items():
+        names = [name for name, _ in entries]
         expected = signature_parameters(documented_object(ident))
         if names != expected:
             wrong[ident] = {"not in the signature": [n for n in names if n not in expected],
                             "not shown": [n for n in expected if n not in names]}
     assert not wrong, "\n".join(f"{ident}: {problems}" for ident, problems in wrong.items())
+
+
+@NEEDS_SPHINX
+def test_api_page_shows_a_type_then_a_description(api_page):
+    """``name : description`` on one line renders the description as the type, in italics, and no
+    description (as LOGO's ``sigma : kernel width of ...`` did); a type is short and has no
+    sentence punctuation."""
+    wrong = []
+    for ident, entries in shown_parameters(api_page).items():
+        for name, rest in entries:
+            shown = re.match(r" \((?P<type>.*?)\) – \S| – \S", rest, re.S)  # "**kwargs – ..." has no type
+            kind = shown and shown.group("type")
+            if not shown or (kind and (len(kind) > 70 or re.search(r"[:;]|\. ", kind))):
+                wrong.append(f"{ident} {name}:{rest[:80]!r}")
+    assert wrong == []
