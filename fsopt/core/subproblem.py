@@ -129,6 +129,15 @@ class SolveRecord:
     def residual(self) -> float:
         return self.certificate.get("residual", np.nan)
 
+    @property
+    def answered_by(self) -> str:
+        """Who gave this answer: "solver" (the asked solver's own), "refined" (its re-solve at a
+        tighter tolerance), "polished" (the subproblem's native polish of its rejected answer) or
+        "fallback" (another solver of the fallback list, however it was reached)."""
+        if self.attempts and self.solver != self.attempts[0].solver:
+            return "fallback"
+        return {"polish": "polished", "refine": "refined"}.get(self.stage, "solver")
+
 
 _OBSERVERS: list[list] = []
 
