@@ -116,13 +116,19 @@ class LOGO(SelectorMixin, BaseEstimator):
         records, the residual ‖T(w) − w‖/‖T(w)‖, and the features eliminated / re-entered after
         it (``n_dropped``, ``n_reentered``).
     n_iter_ : int
-        Outer iterations done.
+        Iterations done (one row of ``history_`` each).
+    n_outer_iter_ : int
+        Outer iterations done, as ``max_iter`` counts them: iterations over all features, and
+        working-set rounds.
     converged_ : bool
         Whether θ_t < theta was reached with the final check over all features passed (no
         eliminated feature would enter).
     outcome_ : str
         "converged", "cycle(k)" (the solves repeat with period k), "max_iter" or "stopped" (the
         callback).
+    certificate_ : FitCertificate
+        What "converged" rests on (:mod:`fsopt.core.fit_certificate`): the fixed-point residual,
+        the last subproblem's KKT conditions over all features, and who answered each solve.
     n_duplicate_rows_ : int
         Rows merged into an identical row with the same label (0: none).
     n_features_in_ : int
