@@ -187,6 +187,7 @@ class DriverResult(Generic[R]):
     cycle: tuple = ()  # for "cycle(k)": the iterations of the repeated period
     certificate: FitCertificate | None = None
     n_outer: int = 0  # outer iterations: those over all features, and working-set rounds
+    evaluated: np.ndarray | None = None  # the point x of the last iteration: iterate = T(x)
 
     @property
     def n_iter(self) -> int:
@@ -295,7 +296,7 @@ class FixedPointDriver:
                    disable=not self.progress, leave=False)
         try:
             for t in itertools.count(1):
-                t0, passes = time.perf_counter(), method.data_passes
+                t0, passes, evaluated = time.perf_counter(), method.data_passes, iterate
                 working_set = not method.solves_all(active)  # the update sees the active features only
                 stats = method.statistics(iterate, active)
                 t1 = time.perf_counter()
@@ -391,7 +392,7 @@ class FixedPointDriver:
         rounding = method.round(iterate, active, detail)
         return DriverResult(iterate, active, history, outcome == "converged", rounding,
                             time.perf_counter() - t0, outcome=outcome, cycle=cycle,
-                            certificate=certificate, n_outer=outer)
+                            certificate=certificate, n_outer=outer, evaluated=evaluated)
 
     def _slow(self, history, change):
         """Slow linear convergence: over the last ``slow_window`` iterations (since the last

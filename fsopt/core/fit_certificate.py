@@ -87,9 +87,10 @@ class FitCertificate:
 
     def describe(self) -> str:
         """Two lines for a person: the certificate, then who answered."""
-        fp = (f"fixed-point residual {self.fixed_point_residual:.3g} "
+        fp = ("a fixed number of passes (no fixed point claimed)" if self.theta == 0 else
+              f"fixed-point residual {self.fixed_point_residual:.3g} "
               f"{'<' if self.fixed_point_holds else '>='} theta {self.theta:g}")
-        kkt = ("full KKT not measured" if not self.kkt_measured else
+        kkt = ("each solve certified on its own (no measurement over all features)" if not self.kkt_measured else
                f"KKT residual over all {self.n_features} features {self.kkt_residual:.3g} "
                f"{'<=' if self.kkt_holds else '>'} {self.kkt_bound:.3g}")
         total = sum(self.answers.values())

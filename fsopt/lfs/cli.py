@@ -56,6 +56,7 @@ def run(args, problem, X, y) -> int:
     chk = est.lp_check_
     print(f"LPs solved: {chk['n_lps']}, all certified: {chk['all_certified']}, "
           f"worst certificate residual {chk['max_residual']:.2e}")
+    print(est.certificate_.describe())
     print(f"fit time {fit_time:.2f} s")
     if test_size:
         print(f"test error: {100 * (1 - est.score(Xt, yt)):.2f}% on {len(yt)} held-out samples")

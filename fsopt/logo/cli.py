@@ -47,8 +47,9 @@ def run(args, problem, X, y) -> int:
         print(f"  ... and {order.size - 20} more")
     changes = [f"{h.change:.3g}" for h in hist]
     shown = changes if len(changes) <= 8 else changes[:3] + ["..."] + changes[-3:]
-    print(f"outer iterations: {est.n_iter_} ({'converged' if est.converged_ else 'NOT converged'}, "
-          f"theta_t = {', '.join(shown)})")
+    print(f"outer iterations: {est.n_outer_iter_} ({est.n_iter_} with the working set's; "
+          f"{'converged' if est.converged_ else 'NOT converged: ' + est.outcome_}, theta_t = {', '.join(shown)})")
+    print(est.certificate_.describe())
     if not est.converged_:
         print("  not converged: a larger --sigma (Theorem 2: one fixed point above some sigma) or a "
               "larger --lam usually converges; the weights above are the last iterate's")

@@ -206,6 +206,7 @@ class LOGO(SelectorMixin, BaseEstimator):
         self.converged_ = result.converged
         self.outcome_ = result.outcome
         self.certificate_ = result.certificate
+        self.margins_at_ = result.evaluated / x_scale  # weights_ = T(margins_at_)
         return self
 
     def _make_subproblem(self):

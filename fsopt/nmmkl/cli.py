@@ -59,6 +59,7 @@ def run(args, problem, X, y) -> int:
     for r in est.records_:
         print(f"  {r.subproblem:18} {r.solver:9} {r.status:10} compile {r.compile_time:.3f} s "
               f"solve {r.solve_time:.3f} s  certificate {r.residual:.2e} ({'ok' if r.certified else 'NOT certified'})")
+    print(est.certificate_.describe())
     print(f"total fit time {total:.2f} s")
     if args.plot:
         from ..core.figures import save_figure
