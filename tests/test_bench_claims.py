@@ -157,3 +157,22 @@ def test_unbounded_is_refuted_on_a_box_bounded_lp():
         assert check_claim(claim, c, G, h, 1e-6)["confirmed"] == 0.0
     with pytest.raises(ValueError, match="claim must be one of"):
         check_claim("optimal", c, G, h, 1e-6)
+
+
+def test_claim_table_counts_repetition_0_and_leaves_unchecked_claims_out_of_the_rate():
+    import pandas as pd
+
+    def row(rep, claim, certificate, confirmed):
+        status = "optimal" if confirmed and claim == "optimal" else claim if confirmed else "rejected_certificate"
+        return bench._row(bench.Cell("p", "k", 1, "CLARABEL"), status, (rep, "default", None), claim=claim,
+                          claim_confirmed=confirmed, certified=confirmed and claim == "optimal",
+                          certificate=certificate, objective=1.0)
+
+    frame = pd.DataFrame([row(0, "optimal", 1e-9, True), row(1, "optimal", 1e-9, True),  # rep 1: no new trial
+                          bench._row(bench.Cell("p", "k", 2, "CLARABEL"), "infeasible", claim="infeasible"),
+                          row(0, "optimal", 3e-3, False)], columns=bench.COLUMNS)
+    frame.loc[3, "size"] = 3
+    r = bench_claims.claim_table(frame).iloc[0]
+    assert (r["claims"], r["checked"], r["confirmed"]) == (3, 2, 1)  # the infeasible claim: unchecked
+    assert r["rate"] == 0.5 and r["rejected_residual_max"] == 3e-3 and r["requested_tol"] == 1e-8
+    assert "(1 unchecked)" in bench_claims.markdown(bench_claims.claim_table(frame))

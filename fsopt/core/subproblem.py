@@ -22,7 +22,10 @@ solve whose certificate fails gets status ``rejected_certificate`` and is refine
 the subproblem's native method when it has one (``polish``), then re-solved at a tighter
 tolerance — before the next solver of the fallback list is tried; when none is certified,
 :class:`SolverFailed` names the solver, its status and the residual.  Every attempt is kept in
-``record.attempts`` (and ``SolverFailed.attempts``).
+``record.attempts`` (and ``SolverFailed.attempts``).  A claim that no optimum exists
+("infeasible", "unbounded", ...) is checked too where the subproblem is an LP
+(``lp_inequality_form``): by a Farkas or primal ray verified in NumPy (:mod:`fsopt.core.farkas`);
+a refuted one becomes ``rejected_certificate``, a confirmed one keeps its status.
 """
 from __future__ import annotations
 

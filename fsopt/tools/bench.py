@@ -23,7 +23,8 @@ Every installed backend and profile that can solve a kind is run on it, ``repeat
 ``repetition`` column), then along the convergence schedule (``budget`` = ``tol`` or
 ``max_iter``; the study's point is ``budget`` = ``default``), every solve built and compiled afresh,
 all of one (solver, instance) pair in one fresh process (a per-solve timeout, that process's peak
-memory).  Every (solver, instance) pair left
+memory) after one untimed warm-up solve (its wall time in ``warmup_time``).  The solver's word is
+kept apart (``claim``, ``claim_confirmed``: :mod:`fsopt.tools.bench_claims`).  Every (solver, instance) pair left
 out gets a row with status ``skipped`` and the ``reason``.  Statuses come from
 :mod:`fsopt.core.status`; a solve is *solved* only when its NumPy certificate holds.  Cells already in
 ``results.jsonl`` are not rerun.  Summary, plots and report: :mod:`fsopt.tools.bench_report`.

@@ -7,7 +7,9 @@ certificate), ``infeasible``, ``unbounded`` (and their ``_inaccurate`` forms) an
 :mod:`fsopt.core.farkas`).  An ``_inaccurate`` status counts as a claim: cvxpy returns its answer
 as the solution.  Not claims: ``user_limit``, ``solver_error``, ``timeout``, ``error`` (the solver
 said nothing about the problem).  A claim without a check (a "no optimum" claim on a subproblem
-that is not an LP) is *unchecked* and left out of the rate.
+that is not an LP) is *unchecked* and left out of the rate.  Only repetition 0 counts: the other
+repetitions re-time the same solve (a deterministic solver repeats its answer), they are no new
+trials.
 
 The confirmed rate is k / n over the checked claims of a group, with a Wilson score interval
 (:func:`claim_rate`).
@@ -63,7 +65,7 @@ def claim_table(frame, confidence=CONFIDENCE) -> pd.DataFrame:
     """One row per solver × kind × budget (``default``, ``tol=…``, ``max_iter=…``) with claims:
     claims made, checked, confirmed, the rate with its interval, the words claimed and the
     certificate residual of the rejected ones (min, median, max; ∞: no ray exists)."""
-    claims = frame[frame["claim"].fillna("") != ""].copy()
+    claims = frame[(frame["claim"].fillna("") != "") & (frame["repetition"] == 0)].copy()
     if claims.empty:
         return pd.DataFrame(columns=COLUMNS)
     claims["budget"] = claims.apply(_budget, axis=1)

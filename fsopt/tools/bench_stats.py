@@ -100,9 +100,9 @@ def timing_markdown(table) -> str:
     lines += [f"| {r.kind} | {r.solver} | {r.warmup_time:.3g} | {r.time:.3g} | {r.first_over_timed:.1f} | "
               + ("—" if np.isnan(r.spread) else f"{r.spread:.0%} ({r.repetitions} repetitions)") + " |"
               for r in table.itertuples()]
-    return "\n".join(lines) + "\n\nfirst solve: wall time of a whole solve call (build, compile, solve, "
-    "certificate); timed solve: compile + solve time of the default solves (median); spread: median over "
-    "instances of (max − min) / median of the repetitions.\n"
+    return ("\n".join(lines) + "\n\nfirst solve: wall time of a whole solve call (build, compile, solve, "
+            "certificate); timed solve: compile + solve time of the default solves (median); spread: median "
+            "over instances of (max − min) / median of the repetitions.\n")
 
 
 def summary(frame, time_limit, shift=10.0) -> str:

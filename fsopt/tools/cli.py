@@ -79,8 +79,8 @@ def _cmd_bench(args) -> int:
     skipped = frame[frame["status"] == SKIPPED]
     pairs = len(skipped.drop_duplicates(["kind", "solver"]))
     print(f"\n{len(frame)} rows ({int(frame['solved'].sum())} certified solves); in {args.out}/: "
-          f"results.csv, results.parquet, summary.md, performance_profile.png, error_vs_time.png, "
-          f"time_vs_size.png, report.html")
+          f"results.csv, results.parquet, claims.parquet, summary.md, performance_profile.png, "
+          f"error_vs_time.png, time_vs_size.png, claim_accuracy.png, report.html")
     if pairs:
         print(f"{pairs} (subproblem kind, solver) pair(s) skipped (not installed, cannot solve that "
               f"cone, or left out of --quick): each with its reason under 'Skipped' in "
