@@ -68,6 +68,7 @@ def claim_table(frame, confidence=CONFIDENCE) -> pd.DataFrame:
     claims = frame[(frame["claim"].fillna("") != "") & (frame["repetition"] == 0)].copy()
     if claims.empty:
         return pd.DataFrame(columns=COLUMNS)
+    claims["requested_tol"] = [requested_tol(r.solver, r.budget, r.tol) for r in claims.itertuples()]
     claims["budget"] = claims.apply(_budget, axis=1)
     out = []
     for (solver, kind, budget), group in claims.groupby(GROUP, sort=True):
@@ -76,9 +77,8 @@ def claim_table(frame, confidence=CONFIDENCE) -> pd.DataFrame:
         rate, low, high = claim_rate(k, len(checked), confidence)
         rejected = checked.loc[~checked["claim_confirmed"], "certificate"].to_numpy(dtype=float)
         words = group["claim"].value_counts()
-        first = group.iloc[0]
         out.append({"solver": solver, "kind": kind, "budget": budget,
-                    "requested_tol": requested_tol(solver, first["budget"], first["tol"]),
+                    "requested_tol": group["requested_tol"].iloc[0],
                     "claims": len(group), "checked": len(checked), "confirmed": k, "rate": rate,
                     "ci_low": low, "ci_high": high,
                     "words": ", ".join(f"{w} {n}" for w, n in words.items()),

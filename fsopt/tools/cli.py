@@ -233,7 +233,8 @@ def build_parser(clis=None) -> argparse.ArgumentParser:
                    help="only these solvers/profiles (default: all)")
     b.add_argument("--timeout", type=float, default=300.0,
                    help="seconds per solve; unsolved solves count at this limit in the SGM")
-    b.add_argument("--repeat", type=int, default=1, help="repetitions per solve (median reported)")
+    b.add_argument("--repeat", type=int, default=None,
+                   help="repetitions of each default solve, median reported (default 5; 1 under --quick)")
     b.add_argument("--shift", type=float, default=10.0, help="shift (s) of the geometric mean")
     b.add_argument("--jobs", type=int, default=1, help="parallel solves (joblib)")
     b.add_argument("--dask", default=None, metavar="ADDRESS",
