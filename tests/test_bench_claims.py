@@ -1,7 +1,11 @@
 """What a solver's word is worth: claim accuracy in fsopt bench (a run-time backend whose answers
 are 0.2 % off gets 0 %), Farkas and primal rays for "no optimum" claims (a planted wrong
 "infeasible" is caught), the Wilson interval, the warm-up solve kept out of the timings."""
+import contextlib
+import io
+
 import numpy as np
+import pandas as pd
 import pytest
 
 from fsopt.core import solvers
@@ -10,7 +14,7 @@ from fsopt.core.farkas import check_claim, farkas_residual, find_farkas_ray
 from fsopt.core.solvers import NativeBackend
 from fsopt.lfs.lp import EpsilonConstraint, epsilon_max_closed_form
 from fsopt.tools import bench, bench_claims
-from fsopt.tools.bench_stats import summary
+from fsopt.tools.cli import main
 
 OFF = 1.002  # answers 0.2 % off
 
@@ -45,29 +49,34 @@ class SaysInfeasible(NativeBackend):
 
 @pytest.fixture(scope="module")
 def study(tmp_path_factory):
+    """`fsopt bench --quick` on spiral with the run-time backend and LBFGSB (and the reference)."""
     out = tmp_path_factory.mktemp("claims")
-    with pytest.MonkeyPatch.context() as mp:
+    printed = io.StringIO()
+    with pytest.MonkeyPatch.context() as mp, contextlib.redirect_stdout(printed):
         mp.setitem(solvers._BACKENDS, "OFF_LBFGSB", OffByPointTwoPercent())
-        frame = bench.run(out=out, quick=True, problem_names=["spiral"], solvers=["OFF_LBFGSB", "LBFGSB"],
-                          progress=False)
+        assert main(["bench", "--quick", "--problem", "spiral", "--solver", "OFF_LBFGSB", "LBFGSB",
+                     "--out", str(out), "--quiet"]) == 0
+        frame = pd.read_parquet(out / "results.parquet")
         table = bench_claims.claim_table(frame).set_index(["solver", "budget"])
-    return out, frame, table
+    return out, frame, table, printed.getvalue()
 
 
 def test_a_backend_answering_0_2_percent_off_gets_a_confirmed_rate_of_0(study):
-    out, frame, table = study
+    out, frame, table, printed = study
     off = table.loc["OFF_LBFGSB"]
     # its default solve on both sizes and its 3 scheduled tolerances: every claim "optimal", none true
     assert off["claims"].sum() == 2 * 4 and (off["words"].str.startswith("optimal")).all()
     assert (off["confirmed"] == 0).all() and (off["rate"] == 0).all()
     assert (off["rejected_residual_min"] > 1e-6).all()  # the KKT residual of a 0.2 % error
-    text = (out / "summary.md").read_text()
-    assert "| OFF_LBFGSB | default | 2 (optimal 2) | 0/2 | 0% [0%, 66%] |" in text
-    assert "Claim accuracy" in (out / "report.html").read_text()
+    line = "| OFF_LBFGSB | default | 2 (optimal 2) | 0/2 | 0% [0%, 66%] |"
+    assert line in printed and line in (out / "summary.md").read_text()
+    report = (out / "report.html").read_text()
+    assert "<table class=\"dataframe\" id=\"claims\">" in report
+    assert report.count("<td>OFF_LBFGSB</td>") >= 4  # its rows in the claim table (and the results)
 
 
 def test_built_in_solvers_get_their_measured_rate(study):
-    _, frame, table = study
+    _, frame, table, printed = study
     mine = frame[(frame["solver"] == "LBFGSB") & (frame["budget"] == "default")]
     lbfgsb = table.loc[("LBFGSB", "default")]
     assert lbfgsb["claims"] == len(mine) == 2
@@ -75,12 +84,11 @@ def test_built_in_solvers_get_their_measured_rate(study):
     # at tol = 1e-2 LBFGSB's "optimal" is not true on spiral (the KKT residual exceeds 1e-6)
     assert table.loc[("LBFGSB", "tol=1e-02"), "rate"] == 0
     assert table.loc[("clarabel-tight", "default"), "rate"] == 1
+    assert "| LBFGSB | default | 2 (optimal 2) | 2/2 | 100% [34%, 100%] |" in printed
 
 
-def test_the_claim_columns_reach_results_parquet_and_the_printed_summary(study):
-    import pandas as pd
-
-    out, frame, _ = study
+def test_the_claim_columns_reach_results_parquet_and_claims_parquet(study):
+    out, frame, _, _ = study
     stored = pd.read_parquet(out / "results.parquet")
     assert {"claim", "claim_confirmed", "warmup_time"} <= set(stored.columns)
     assert (stored.loc[stored["claim"] == "optimal", "claim_confirmed"] == stored.loc[
@@ -89,12 +97,12 @@ def test_the_claim_columns_reach_results_parquet_and_the_printed_summary(study):
 
 
 def test_the_warm_up_is_measured_and_kept_out_of_the_timings(study):
-    out, frame, _ = study
+    out, frame, _, printed = study
     ran = frame[frame["status"] != "skipped"]
     assert (ran["warmup_time"] > 0).all()
     # one warm-up per (solver, instance) process: the same value on every row of the pair
     assert (ran.groupby(["solver", "size"])["warmup_time"].nunique() == 1).all()
-    assert "a fresh worker's first solve" in (out / "summary.md").read_text()
+    assert "a fresh worker's first solve" in printed and "id=\"timings\"" in (out / "report.html").read_text()
 
 
 def test_wilson_interval_matches_the_formula():
@@ -160,8 +168,6 @@ def test_unbounded_is_refuted_on_a_box_bounded_lp():
 
 
 def test_claim_table_counts_repetition_0_and_leaves_unchecked_claims_out_of_the_rate():
-    import pandas as pd
-
     def row(rep, claim, certificate, confirmed):
         status = "optimal" if confirmed and claim == "optimal" else claim if confirmed else "rejected_certificate"
         return bench._row(bench.Cell("p", "k", 1, "CLARABEL"), status, (rep, "default", None), claim=claim,
