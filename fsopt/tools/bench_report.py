@@ -1,8 +1,9 @@
 """The outputs of a solver study: tables, plots and one self-contained ``report.html``.
 
 :func:`write` puts in the study's folder ``results.csv``, ``results.parquet``, ``summary.md``
-(:func:`fsopt.tools.bench_stats.summary`), ``performance_profile.png``, ``error_vs_time.png``,
-``time_vs_size.png`` and ``report.html`` (the plots as base64 PNG, the tables, the environment,
+(:func:`fsopt.tools.bench_stats.summary`), ``claims.parquet`` (:func:`fsopt.tools.bench_claims.claim_table`),
+``performance_profile.png``, ``error_vs_time.png``, ``time_vs_size.png``, ``claim_accuracy.png`` and
+``report.html`` (the plots as base64 PNG, the tables, the environment,
 the full results filterable in plain JavaScript; no file or network access when opened).
 """
 from __future__ import annotations
@@ -18,12 +19,14 @@ from pathlib import Path
 
 import numpy as np
 
-from .bench_stats import TAUS, instance_times, performance_profile, sgm_table, summary
+from .bench_claims import CONFIDENCE, claim_table
+from .bench_stats import TAUS, instance_times, performance_profile, sgm_table, summary, timing_table
 from ..core.status import SKIPPED
 
 PLOTS = {"performance_profile.png": "Performance profiles (Dolan & Moré 2002)",
          "error_vs_time.png": "Objective error to the reference along each solver's schedule",
-         "time_vs_size.png": "Median time of certified solves against size"}
+         "time_vs_size.png": "Median time of certified solves against size",
+         "claim_accuracy.png": "Claim accuracy: confirmed-claim rate against requested tolerance"}
 
 
 def write(frame, folder, time_limit, shift=10.0):
@@ -36,9 +39,12 @@ def write(frame, folder, time_limit, shift=10.0):
     parquet = io.BytesIO()
     frame.to_parquet(parquet, index=False)
     folder.write("results.parquet", parquet.getvalue())
+    parquet = io.BytesIO()
+    claim_table(frame).to_parquet(parquet, index=False)
+    folder.write("claims.parquet", parquet.getvalue())
     folder.write("summary.md", summary(frame, time_limit, shift).encode())
     figures = {"performance_profile.png": plot_profiles(frame), "error_vs_time.png": plot_curves(frame),
-               "time_vs_size.png": plot_sizes(frame)}
+               "time_vs_size.png": plot_sizes(frame), "claim_accuracy.png": plot_claims(claim_table(frame))}
     for name, png in figures.items():
         folder.write(name, png)
     folder.write("report.html", report_html(frame, figures, time_limit, shift).encode())
@@ -140,6 +146,36 @@ def plot_sizes(frame) -> bytes:
     return _png(plt, fig)
 
 
+def plot_claims(table) -> bytes:
+    """Confirmed-claim rate against requested tolerance with its Wilson interval, one panel per
+    kind: o– along a solver's tolerance schedule, ★ its default solves (at its default tol);
+    each solver's points are shifted a little along x so that the intervals stay apart."""
+    points = table[np.isfinite(table["requested_tol"].astype(float))]
+    kinds = sorted(points["kind"].unique())
+    plt, fig, axes = _figure(len(kinds))
+    colour = _colours(points)
+    for ax, kind in zip(axes, kinds):
+        block = points[points["kind"] == kind]
+        solvers = sorted(block["solver"].unique())
+        for i, (solver, g) in enumerate(block.groupby("solver")):
+            g = g.assign(requested_tol=g["requested_tol"] * 10 ** (0.25 * (i - (len(solvers) - 1) / 2)
+                                                                   / max(1, len(solvers) - 1)))
+            for part, style in ((g[g["budget"].str.startswith("tol=")].sort_values("requested_tol"), "o-"),
+                                (g[g["budget"] == "default"], "*")):
+                if len(part):
+                    err = np.vstack([part["rate"] - part["ci_low"], part["ci_high"] - part["rate"]])
+                    ax.errorbar(part["requested_tol"], part["rate"], yerr=err, fmt=style, capsize=3,
+                                color=colour[solver], ms=10 if style == "*" else 4, lw=1,
+                                label=solver if style == "o-" or len(g) == len(part) else None)
+        ax.set(xscale="log", ylim=(-0.05, 1.05), xlabel="requested tolerance",
+               ylabel="confirmed / checked claims", title=kind)
+        ax.legend(fontsize=6, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
+    if kinds:
+        fig.suptitle(f"o– along the tolerance schedule;  ★ the solver's defaults;  bars: "
+                     f"{CONFIDENCE:.0%} Wilson intervals over instances", fontsize=9)
+    return _png(plt, fig)
+
+
 def environment() -> dict:
     """Versions of fsopt, cvxpy, numpy and each solver's package; CPU; date (UTC)."""
     from ..core.solvers import backends
@@ -207,14 +243,16 @@ _SCRIPT = """
 """
 
 _RESULT_COLUMNS = ["problem", "kind", "size", "solver", "repetition", "budget", "tol", "max_iter",
-                   "status", "solved", "time", "objective", "error_to_reference", "certificate",
-                   "iterations", "peak_memory", "reason"]
+                   "status", "solved", "claim", "claim_confirmed", "time", "objective",
+                   "error_to_reference", "certificate", "iterations", "warmup_time", "peak_memory",
+                   "reason"]
 
 
 def report_html(frame, figures, time_limit, shift=10.0) -> str:
-    """One self-contained page: plots, SGM tables, environment, the filterable results."""
+    """One self-contained page: SGM, claim-accuracy and timing tables, plots, environment, the
+    filterable results."""
     esc = html.escape
-    table = sgm_table(frame, time_limit, shift)
+    table, claims, timings = sgm_table(frame, time_limit, shift), claim_table(frame), timing_table(frame)
     parts = [f"<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>fsopt bench report"
              f"</title><style>{_STYLE}</style></head><body>",
              "<h1>fsopt bench: solver comparison study</h1>",
@@ -225,7 +263,19 @@ def report_html(frame, figures, time_limit, shift=10.0) -> str:
              _nothing_solved(frame),
              f"<h2>Shifted geometric mean of time (shift {shift:g} s, unsolved at the "
              f"{time_limit:g} s limit)</h2>",
-             table.to_html(index=False, float_format=lambda v: f"{v:.4g}", border=0)]
+             table.to_html(index=False, float_format=lambda v: f"{v:.4g}", border=0),
+             f"<h2>Claim accuracy: how often each solver's word is true</h2><p>A claim is a status "
+             f"optimal, optimal_inaccurate, infeasible, unbounded (or their _inaccurate forms); it is "
+             f"confirmed when the NumPy certificate (a solution's, or a Farkas / primal ray's) holds. "
+             f"rate = confirmed / checked claims, with its {CONFIDENCE:.0%} Wilson interval; the "
+             f"residuals are the certificates of the rejected claims (∞: no ray exists).</p>",
+             claims.to_html(index=False, float_format=lambda v: f"{v:.3g}", border=0, table_id="claims"),
+             "<h2>Timings: a fresh worker's first solve against the timed ones</h2><p>Each (solver, "
+             "instance) pair runs in a fresh process whose first solve is an untimed warm-up (imports, "
+             "numba kernels, cvxpy's first canonicalization): its wall time is reported here and kept "
+             "out of every time above. spread = (max − min) / median of an instance's repetitions "
+             "(median over instances).</p>",
+             timings.to_html(index=False, float_format=lambda v: f"{v:.3g}", border=0, table_id="timings")]
     for name, title in PLOTS.items():
         data = base64.b64encode(figures[name]).decode("ascii")
         parts.append(f"<h2>{esc(title)}</h2><img alt='{esc(name)}' src='data:image/png;base64,{data}'>")

@@ -79,8 +79,8 @@ def _cmd_bench(args) -> int:
     skipped = frame[frame["status"] == SKIPPED]
     pairs = len(skipped.drop_duplicates(["kind", "solver"]))
     print(f"\n{len(frame)} rows ({int(frame['solved'].sum())} certified solves); in {args.out}/: "
-          f"results.csv, results.parquet, summary.md, performance_profile.png, error_vs_time.png, "
-          f"time_vs_size.png, report.html")
+          f"results.csv, results.parquet, claims.parquet, summary.md, performance_profile.png, "
+          f"error_vs_time.png, time_vs_size.png, claim_accuracy.png, report.html")
     if pairs:
         print(f"{pairs} (subproblem kind, solver) pair(s) skipped (not installed, cannot solve that "
               f"cone, or left out of --quick): each with its reason under 'Skipped' in "
@@ -233,7 +233,8 @@ def build_parser(clis=None) -> argparse.ArgumentParser:
                    help="only these solvers/profiles (default: all)")
     b.add_argument("--timeout", type=float, default=300.0,
                    help="seconds per solve; unsolved solves count at this limit in the SGM")
-    b.add_argument("--repeat", type=int, default=1, help="repetitions per solve (median reported)")
+    b.add_argument("--repeat", type=int, default=None,
+                   help="repetitions of each default solve, median reported (default 5; 1 under --quick)")
     b.add_argument("--shift", type=float, default=10.0, help="shift (s) of the geometric mean")
     b.add_argument("--jobs", type=int, default=1, help="parallel solves (joblib)")
     b.add_argument("--dask", default=None, metavar="ADDRESS",
