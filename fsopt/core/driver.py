@@ -160,6 +160,7 @@ class Iteration:
     accelerated: bool = False  # the next point is the accelerator's, not T(x)
     switched: bool = False  # acceleration="auto": a cycle, stall or slow progress here, Anderson from now on
     working_set: bool = False  # the update solved over the active features only (not an outer iteration)
+    restarted: bool = False  # the working set did not settle: the run starts again without elimination
     data_passes: float = 0.0  # passes over the data in this iteration (statistics, update, check)
 
     @property
@@ -232,9 +233,10 @@ class FixedPointDriver:
         after which the iteration counts as stalled.
     round_iter : working-set iterations after which a check over all features runs anyway.
     max_failed_checks : after this many checks in a row that each brought features back (the
-        working set does not settle: the iterates wander), elimination ends and every feature
-        is active again for the rest of the run (the plain iteration, at the cost of a pass over
-        the data per iteration).
+        working set does not settle: the iterates wander), the run starts again from the initial
+        iterate without elimination — the plain iteration, whose iterates and outcome the fast
+        path must not change — with ``max_iter`` outer iterations of its own
+        (``Iteration.restarted`` marks where; the history keeps both).
     slow_window, slow_factor : slow linear convergence: θ_t fell by less than ``slow_factor`` over
         the last ``slow_window`` iterations (θ_t/θ_(t−1) near 1; 0 disables).  A cycle, a stall
         or slow convergence first runs the check over all features (the working set may miss a
@@ -333,10 +335,7 @@ class FixedPointDriver:
                         if back is not None:
                             kept[:], rent = False, 0
                             kept[back] = True
-                            failed = failed + 1 if len(back) else 0
-                        if failed >= self.max_failed_checks:  # the working set does not settle:
-                            eliminating, record.n_reentered = False, int((~active).sum())  # the plain
-                            active = np.ones_like(active)  # iteration over all features from here on
+                            failed = failed + 1 if record.n_reentered else 0
                     new[~active] = 0.0
                     record.n_active = int(active.sum())
                 if not working_set or record.full_check or in_round >= self.round_iter:
@@ -346,13 +345,21 @@ class FixedPointDriver:
                     record.switched = True
                 record.data_passes = method.data_passes - passes
                 history.append(record)
-                done = record.n_reentered == 0 and (change < self.theta or not active.any())
+                restart = eliminating and failed >= self.max_failed_checks  # the working set wanders
+                done = not restart and record.n_reentered == 0 and (change < self.theta or not active.any())
                 solves = self._remember(solves, t, new, record)
-                cycle = () if done or record.n_reentered else cycle
+                cycle = () if done or restart or record.n_reentered else cycle
                 previous, iterate = iterate, new
                 if record.n_reentered or record.switched or record.full_check:
                     best, t_best, since = np.inf, t, len(history)  # progress is measured anew
-                if accelerator is not None and record.n_reentered:
+                if restart:  # the plain iteration over all features, from the start: the slow path
+                    record.restarted, eliminating, failed = True, False, 0
+                    iterate, active = np.array(method.initial_iterate(), dtype=float), np.ones_like(active)
+                    accelerator = make_accelerator(self.acceleration)
+                    if accelerator is not None and hasattr(accelerator, "reset"):
+                        accelerator.reset()
+                    best, t_best, since, solves, outer, in_round = np.inf, t, len(history), [], 0, 0
+                elif accelerator is not None and record.n_reentered:
                     accelerator.reset()  # the problem changed: its memory is of another map
                 elif accelerator is not None and t > 1 and not done and not cycle:
                     iterate = np.array(method.project(accelerator.propose(previous, new)), dtype=float)
