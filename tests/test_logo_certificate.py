@@ -46,39 +46,38 @@ class Exponential(MarginLoss):
 LOSSES = {"squared hinge": SquaredHinge, "exponential": Exponential}
 
 
-def garrote(loss):
-    return MarginGarrote(LOSSES[loss](), NonnegL1(1.0))
+def garrote(loss, lam=3.0):
+    return MarginGarrote(LOSSES[loss](), NonnegL1(lam))
 
 
-def spiral(shape, seed=0, J=400):
-    return make_spiral(60, J - 2, shape=shape, random_state=seed)
+def spiral(shape, seed=0, J=250):
+    return make_spiral(50, J - 2, shape=shape, random_state=seed)
 
 
-def full_kkt_at(X, y, loss, x, w, sigma=2.0):
+def full_kkt_at(X, y, loss, x, w, sigma=2.0, lam=3.0):
     """Independently of fsopt's statistics and solvers: the margins z̄ at weights ``x`` by the loop
     of the definitions (eqs 3-5), the garrote of ``loss`` over all J features solved there by
     Clarabel through cvxpy, and the largest difference of ``w`` from that solution, over max w
     (X, x and w in fsopt's units of X's typical spread)."""
     Z = margins_by_samples(X, y, x, sigma)
     v = cp.Variable(X.shape[1], nonneg=True)
-    cp.Problem(cp.Minimize(LOSSES[loss]().cvxpy_margin(Z @ v) + cp.sum(v))).solve(
+    cp.Problem(cp.Minimize(LOSSES[loss]().cvxpy_margin(Z @ v) + lam * cp.sum(v))).solve(
         solver="CLARABEL", tol_gap_abs=1e-12, tol_gap_rel=1e-12, tol_feas=1e-12)
     return float(np.max(np.abs(v.value - w)) / w.max())
 
 
-@pytest.mark.parametrize("loss", sorted(LOSSES))
-@pytest.mark.parametrize("shape", ["fermat", "archimedean"])
+@pytest.mark.parametrize("loss, shape", [("squared hinge", "archimedean"), ("exponential", "fermat")])
 def test_a_user_margin_loss_is_screened_with_its_own_derivative(loss, shape):
     """Default LOGO (working set, elimination) on a user's loss reaches the fixed point the plain
     iteration reaches (same support, weights to the accuracy θ allows), and certifies it: its last
     solve is the full-J optimum at the margins it was solved at, measured by an independent
     full-J solve at those margins."""
     X, y = spiral(shape)
-    fast = LOGO(subproblem=garrote(loss), theta=1e-5, max_iter=100).fit(X, y)
-    plain = LOGO(subproblem=garrote(loss), theta=1e-5, max_iter=100, working_set=False,
+    fast = LOGO(subproblem=garrote(loss), theta=1e-4, max_iter=100).fit(X, y)
+    plain = LOGO(subproblem=garrote(loss), theta=1e-4, max_iter=100, working_set=False,
                  prune_below=None).fit(X, y)
     assert fast.converged_ and plain.converged_ and fast.certificate_.holds
-    assert sum(h.n_dropped for h in fast.history_) > 300  # the fast path did eliminate
+    assert sum(h.n_dropped for h in fast.history_) > 200  # the fast path did eliminate
     assert np.array_equal(fast.get_support(), plain.get_support())
     assert np.max(np.abs(fast.weights_ - plain.weights_)) <= 1e-3 * plain.weights_.max()
     c = fast.certificate_
@@ -106,7 +105,7 @@ def test_screening_with_another_losss_gradient_fails_the_fit_certificate(monkeyp
     X, y = spiral("archimedean")
     monkeypatch.setattr(LogoFixedPoint, "_screening_derivative", lambda self, m: -1.0 / (1.0 + np.exp(m)))
     with pytest.warns(ConvergenceWarning, match="optimality conditions fail over all features"):
-        est = LOGO(subproblem=garrote("squared hinge"), theta=1e-5, max_iter=100).fit(X, y)
+        est = LOGO(subproblem=garrote("squared hinge"), theta=1e-4, max_iter=100).fit(X, y)
     assert not est.converged_ and est.outcome_ == "kkt_failed"
     assert est.certificate_.failed == ["kkt"] and est.certificate_.kkt_residual > 10 * est.certificate_.kkt_bound
 
