@@ -33,7 +33,16 @@ def _texts(output):
 # a path from the file-system root with at least one directory: /home/u/x, /tmp/a.png
 ABSOLUTE_PATH = re.compile(r"(?:^|[\s'\"(=\[])(/(?:[\w.+-]+/)+[\w.+-]*)")
 MARKDOWN_TABLE = re.compile(r"^\s*\|(?:\s*:?-{3,}:?\s*\|)+\s*$", re.M)
-MAX_TABLE_COLUMNS = 8
+MAX_TABLE_CHARS = 120  # a table whose rows need more characters runs past the page's column
+
+
+def _table_width(html):
+    """The widest cell of each column, summed: the characters an HTML table's row needs."""
+    widths = {}
+    for row in re.findall(r"<tr.*?</tr>", html, re.S):
+        for j, cell in enumerate(re.findall(r"<t[hd][^>]*>(.*?)</t[hd]>", row, re.S)):
+            widths[j] = max(widths.get(j, 0), len(re.sub(r"<[^>]+>", "", cell).strip()))
+    return sum(widths.values())
 
 
 def _problems(cell_index, output):
@@ -49,10 +58,11 @@ def _problems(cell_index, output):
         found.append("a Markdown table shown as raw text (display it with IPython.display.Markdown)")
     if any(line.endswith(" \\") for line in plain.splitlines()):
         found.append("a DataFrame too wide for the column (pandas split it)")
-    html = output.get("data", {}).get("text/html", "")
-    header = re.search(r"<tr.*?</tr>", html, re.S)
-    if header and header.group(0).count("<th") > MAX_TABLE_COLUMNS:
-        found.append(f"a table of {header.group(0).count('<th')} columns")
+    data = output.get("data", {})
+    markdown_rows = [line for line in data.get("text/markdown", "").splitlines() if line.startswith("|")]
+    width = max([_table_width(data.get("text/html", ""))] + [len(row) for row in markdown_rows])
+    if width > MAX_TABLE_CHARS:
+        found.append(f"a table {width} characters wide (at most {MAX_TABLE_CHARS} fit the column)")
     return [f"cell {cell_index}: {p}" for p in found]
 
 

@@ -24,7 +24,7 @@ def legend_beside(ax, **kwargs):
 def name_features(ax, names, heights, best):
     """Name the features of a per-feature axis (feature j at x = j, bar height ``heights[j]``):
     every name as a tick label when there are at most ``NAMED_TICKS`` features, else integer index
-    ticks and the first ``NAMED_BEST`` of ``best`` marked and named in the legend."""
+    ticks and the first ``NAMED_BEST`` of ``best`` marked above their bars and named in the legend."""
     from matplotlib.ticker import MaxNLocator
 
     names = np.asarray(names)
@@ -36,5 +36,6 @@ def name_features(ax, names, heights, best):
     shown = best[:NAMED_BEST]
     if shown.size:
         more = f" (+{best.size - shown.size} more)" if best.size > shown.size else ""
-        ax.plot(shown, np.asarray(heights)[shown], "v", color="C1", ms=5,
+        heights = np.asarray(heights, dtype=float)  # the markers point down at their bars' tops
+        ax.plot(shown, heights[shown] + 0.04 * heights.max(), "v", color="C1", ms=5,
                 label="best:\n" + "\n".join(names[shown]) + more)
