@@ -37,7 +37,7 @@ from typing import Any, Callable, Generic, TypeVar
 
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
-from tqdm.auto import tqdm
+from .progress import tqdm
 
 from .acceleration import Anderson, make_accelerator
 from .exceptions import SolverWarning

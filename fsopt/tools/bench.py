@@ -639,7 +639,7 @@ def run(out="bench-results", quick=False, problem_names=None, solvers=None, time
     a problem file (code you trust; off by default)."""
     import joblib
     import pandas as pd
-    from tqdm.auto import tqdm
+    from ..core.progress import tqdm
 
     from .bench_report import write
 

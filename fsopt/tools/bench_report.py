@@ -43,8 +43,8 @@ def write(frame, folder, time_limit, shift=10.0):
     claim_table(frame).to_parquet(parquet, index=False)
     folder.write("claims.parquet", parquet.getvalue())
     folder.write("summary.md", summary(frame, time_limit, shift).encode())
-    figures = {"performance_profile.png": plot_profiles(frame), "error_vs_time.png": plot_curves(frame),
-               "time_vs_size.png": plot_sizes(frame), "claim_accuracy.png": plot_claims(claim_table(frame))}
+    figures = {"performance_profile.png": _png(plot_profiles(frame)), "error_vs_time.png": _png(plot_curves(frame)),
+               "time_vs_size.png": _png(plot_sizes(frame)), "claim_accuracy.png": _png(plot_claims(claim_table(frame)))}
     for name, png in figures.items():
         folder.write(name, png)
     folder.write("report.html", report_html(frame, figures, time_limit, shift).encode())
@@ -58,20 +58,40 @@ def _figure(n):
 
     ncols = max(1, min(3, n))
     nrows = max(1, -(-n // ncols))
-    fig, axes = plt.subplots(nrows, ncols, figsize=(5 * ncols, 3.8 * nrows), squeeze=False)
+    fig, axes = plt.subplots(nrows, ncols, figsize=(5.5 * ncols, 3.8 * nrows), squeeze=False)
     for ax in axes.flat[n:]:
         ax.set_visible(False)
     if n == 0:
         fig.text(0.5, 0.5, "no certified solve: nothing to plot", ha="center", va="center")
-    return plt, fig, list(axes.flat[:n])
+    return fig, list(axes.flat[:n])
 
 
-def _png(plt, fig) -> bytes:
-    fig.tight_layout()
+def _png(fig) -> bytes:
+    import matplotlib.pyplot as plt
+
     buffer = io.BytesIO()
     fig.savefig(buffer, format="png", dpi=100)
     plt.close(fig)
     return buffer.getvalue()
+
+
+def _legend_beside(ax):
+    """The legend right of the axes, where it covers no line (the lines of a profile end at
+    ρ = 1 on the right, those of a study anywhere)."""
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
+
+
+def _log_ticks(ax, which):
+    """Labelled decades on a log axis, and 1-2-5 steps when the data span less than two decades
+    (else a narrow panel shows one label or none); minor ticks unlabelled (no crowding)."""
+    from matplotlib.ticker import LogFormatterSciNotation, LogLocator, NullFormatter
+
+    axis, (low, high) = (ax.xaxis, ax.get_xlim()) if which == "x" else (ax.yaxis, ax.get_ylim())
+    decades = np.floor(np.log10(high)) - np.ceil(np.log10(low)) + 1  # powers of 10 in view
+    axis.set_major_locator(LogLocator(subs=(1.0,) if decades >= 2 else (1.0, 2.0, 5.0)))
+    axis.set_major_formatter(LogFormatterSciNotation(minor_thresholds=(np.inf, np.inf)))  # each tick
+    axis.set_minor_formatter(NullFormatter())
 
 
 def _colours(frame):
@@ -80,11 +100,11 @@ def _colours(frame):
     return {s: plt.cm.tab20(i % 20) for i, s in enumerate(sorted(frame["solver"].unique()))}
 
 
-def plot_profiles(frame) -> bytes:
-    """ρ_s(τ), τ ∈ [1, 10³] on a log axis, one panel per subproblem kind."""
+def plot_profiles(frame):
+    """ρ_s(τ), τ ∈ [1, 10³] on a log axis, one panel per subproblem kind; returns the Figure."""
     times = instance_times(frame)
     kinds = sorted(times.index.get_level_values("kind").unique()) if len(times) else []
-    plt, fig, axes = _figure(len(kinds))
+    fig, axes = _figure(len(kinds))
     colour = _colours(frame)
     for ax, kind in zip(axes, kinds):
         block = times.xs(kind, level="kind").dropna(axis=1, how="all")
@@ -93,19 +113,19 @@ def plot_profiles(frame) -> bytes:
             ax.step(rho.index, rho[solver], where="post", color=colour[solver], label=solver)
         ax.set(xscale="log", xlim=(1, 1e3), ylim=(-0.02, 1.02), xlabel="τ (time / fastest time)",
                ylabel="ρ_s(τ): fraction solved within τ", title=f"{kind} ({len(block)} instances)")
-        ax.legend(fontsize=7, loc="lower right")
-    return _png(plt, fig)
+        _legend_beside(ax)
+    fig.tight_layout()
+    return fig
 
 
-def plot_curves(frame) -> bytes:
+def plot_curves(frame):
     """Error to the reference against time along each solver's schedule (repetition 0, largest
-    size of each problem/kind); filled markers are certified solves, hollow ones are not."""
-    from matplotlib.ticker import LogLocator, NullFormatter
-
+    size of each problem/kind); filled markers are certified solves, hollow ones are not.
+    Returns the Figure."""
     ran = frame[(frame["status"] != SKIPPED) & (frame["repetition"] == 0)
                 & np.isfinite(frame["error_to_reference"]) & np.isfinite(frame["time"])]
     groups = [(key, g[g["size"] == g["size"].max()]) for key, g in ran.groupby(["problem", "kind"])]
-    plt, fig, axes = _figure(len(groups))
+    fig, axes = _figure(len(groups))
     colour = _colours(frame)
     for ax, ((problem, kind), g) in zip(axes, groups):
         for solver, gs in g.groupby("solver"):
@@ -121,38 +141,49 @@ def plot_curves(frame) -> bytes:
                        s=70, color=colour[solver], label=None if len(curve) else solver)
         ax.set(xscale="log", yscale="log", xlabel="time (s)", ylabel="|f − f_ref| / max(1, |f_ref|)",
                title=f"{problem}: {kind}, size {int(g['size'].max()) if len(g) else '?'}")
-        ax.xaxis.set_major_locator(LogLocator(numticks=5))  # decades only: no crowded minor labels
-        ax.xaxis.set_minor_formatter(NullFormatter())
-        ax.legend(fontsize=6, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
+        _log_ticks(ax, "x")
+        _log_ticks(ax, "y")
+        _legend_beside(ax)
     if groups:
         fig.suptitle("lines: each solver along its tolerance / iteration schedule;  ● filled: certified "
                      "solve;  ○ hollow: certificate failed;  ★ the solver's default settings;  an error of 0 "
                      "is drawn at 1e-16", fontsize=9)
-    return _png(plt, fig)
+    fig.tight_layout()
+    return fig
 
 
-def plot_sizes(frame) -> bytes:
-    """Median time of certified default solves against size, one panel per problem/kind."""
+def plot_sizes(frame):
+    """Median time of certified default solves against size, one panel per problem/kind; the
+    sizes of the study are the x ticks.  Returns the Figure."""
+    from matplotlib.ticker import NullLocator
+
     ok = frame[(frame["budget"] == "default") & frame["solved"]]
     groups = list(ok.groupby(["problem", "kind"]))
-    plt, fig, axes = _figure(len(groups))
+    fig, axes = _figure(len(groups))
     colour = _colours(frame)
     for ax, ((problem, kind), g) in zip(axes, groups):
         for solver, gs in g.groupby("solver"):
             med = gs.groupby("size")["time"].median()
             ax.loglog(med.index, med.to_numpy(), "o-", color=colour[solver], label=solver)
         ax.set(title=f"{problem}: {kind}", xlabel="size", ylabel="time (s)")
-        ax.legend(fontsize=7)
-    return _png(plt, fig)
+        sizes = np.unique(g["size"])
+        ax.set_xticks(sizes, [f"{s:g}" for s in sizes])
+        ax.xaxis.set_minor_locator(NullLocator())
+        if sizes.size == 1:  # one size: a log axis around it
+            ax.set_xlim(sizes[0] / 2, sizes[0] * 2)
+        _log_ticks(ax, "y")
+        _legend_beside(ax)
+    fig.tight_layout()
+    return fig
 
 
-def plot_claims(table) -> bytes:
+def plot_claims(table):
     """Confirmed-claim rate against requested tolerance with its Wilson interval, one panel per
     kind: o– along a solver's tolerance schedule, ★ its default solves (at its default tol);
     each solver's points are shifted a little along x so that the intervals stay apart."""
     points = table[np.isfinite(table["requested_tol"].astype(float))]
     kinds = sorted(points["kind"].unique())
-    plt, fig, axes = _figure(len(kinds))
+    fig, axes = _figure(len(kinds))
     colour = _colours(points)
     for ax, kind in zip(axes, kinds):
         block = points[points["kind"] == kind]
@@ -169,11 +200,12 @@ def plot_claims(table) -> bytes:
                                 label=solver if style == "o-" or len(g) == len(part) else None)
         ax.set(xscale="log", ylim=(-0.05, 1.05), xlabel="requested tolerance",
                ylabel="confirmed / checked claims", title=kind)
-        ax.legend(fontsize=6, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
+        _legend_beside(ax)
     if kinds:
         fig.suptitle(f"o– along the tolerance schedule;  ★ the solver's defaults;  bars: "
                      f"{CONFIDENCE:.0%} Wilson intervals over instances", fontsize=9)
-    return _png(plt, fig)
+    fig.tight_layout()
+    return fig
 
 
 def environment() -> dict:
