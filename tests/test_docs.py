@@ -218,8 +218,12 @@ def documented_object(ident):
 
 
 def signature_parameters(obj):
-    """The names a caller passes (``self`` left out)."""
-    params = list(inspect.signature(obj).parameters)
+    """The names a caller passes (``self`` left out; none for a class that keeps a builtin's
+    constructor, e.g. a Warning subclass)."""
+    try:
+        params = list(inspect.signature(obj).parameters)
+    except ValueError:
+        return []
     return params[1:] if not isinstance(obj, type) and params[:1] == ["self"] else params
 
 

@@ -37,7 +37,7 @@ from typing import Any, Callable, Generic, TypeVar
 
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
-from tqdm.auto import tqdm
+from .progress import tqdm
 
 from .acceleration import Anderson, make_accelerator
 from .exceptions import SolverWarning
@@ -270,6 +270,7 @@ class Iteration:
     accelerated: bool = False  # the next point is the accelerator's, not T(x)
     switched: bool = False  # acceleration="auto": a cycle, stall or slow progress here, Anderson from now on
     working_set: bool = False  # the update solved over the active features only (not an outer iteration)
+    restarted: bool = False  # the working set did not settle: the run starts again without elimination
     data_passes: float = 0.0  # passes over the data in this iteration (statistics, update, check)
 
     @property
@@ -297,6 +298,7 @@ class DriverResult(Generic[R]):
     cycle: tuple = ()  # for "cycle(k)": the iterations of the repeated period
     certificate: FitCertificate | None = None
     n_outer: int = 0  # outer iterations: those over all features, and working-set rounds
+    evaluated: np.ndarray | None = None  # the point x of the last iteration: iterate = T(x)
 
     @property
     def n_iter(self) -> int:
@@ -366,9 +368,10 @@ class FixedPointDriver:
         The factor of ``slow_window``.
     max_failed_checks : int, default=3
         After this many checks in a row that each brought features back (the working set does
-        not settle: the iterates wander), elimination ends and every feature is active again
-        for the rest of the run (the plain iteration, at the cost of a pass over the data per
-        iteration).
+        not settle: the iterates wander), the run starts again from the initial iterate without
+        elimination (the plain iteration, whose iterates and outcome the fast path must not
+        change), with ``max_iter`` outer iterations of its own (``Iteration.restarted`` marks
+        where; the history keeps both).
 
     Examples
     --------
@@ -440,7 +443,7 @@ class FixedPointDriver:
                    disable=not self.progress, leave=False)
         try:
             for t in itertools.count(1):
-                t0, passes = time.perf_counter(), method.data_passes
+                t0, passes, evaluated = time.perf_counter(), method.data_passes, iterate
                 working_set = not method.solves_all(active)  # the update sees the active features only
                 stats = method.statistics(iterate, active)
                 t1 = time.perf_counter()
@@ -477,10 +480,7 @@ class FixedPointDriver:
                         if back is not None:
                             kept[:], rent = False, 0
                             kept[back] = True
-                            failed = failed + 1 if len(back) else 0
-                        if failed >= self.max_failed_checks:  # the working set does not settle:
-                            eliminating, record.n_reentered = False, int((~active).sum())  # the plain
-                            active = np.ones_like(active)  # iteration over all features from here on
+                            failed = failed + 1 if record.n_reentered else 0
                     new[~active] = 0.0
                     record.n_active = int(active.sum())
                 if not working_set or record.full_check or in_round >= self.round_iter:
@@ -490,13 +490,21 @@ class FixedPointDriver:
                     record.switched = True
                 record.data_passes = method.data_passes - passes
                 history.append(record)
-                done = record.n_reentered == 0 and (change < self.theta or not active.any())
+                restart = eliminating and failed >= self.max_failed_checks  # the working set wanders
+                done = not restart and record.n_reentered == 0 and (change < self.theta or not active.any())
                 solves = self._remember(solves, t, new, record)
-                cycle = () if done or record.n_reentered else cycle
+                cycle = () if done or restart or record.n_reentered else cycle
                 previous, iterate = iterate, new
                 if record.n_reentered or record.switched or record.full_check:
                     best, t_best, since = np.inf, t, len(history)  # progress is measured anew
-                if accelerator is not None and record.n_reentered:
+                if restart:  # the plain iteration over all features, from the start: the slow path
+                    record.restarted, eliminating, failed = True, False, 0
+                    iterate, active = np.array(method.initial_iterate(), dtype=float), np.ones_like(active)
+                    accelerator = make_accelerator(self.acceleration)
+                    if accelerator is not None and hasattr(accelerator, "reset"):
+                        accelerator.reset()
+                    best, t_best, since, solves, outer, in_round = np.inf, t, len(history), [], 0, 0
+                elif accelerator is not None and record.n_reentered:
                     accelerator.reset()  # the problem changed: its memory is of another map
                 elif accelerator is not None and t > 1 and not done and not cycle:
                     iterate = np.array(method.project(accelerator.propose(previous, new)), dtype=float)
@@ -536,7 +544,7 @@ class FixedPointDriver:
         rounding = method.round(iterate, active, detail)
         return DriverResult(iterate, active, history, outcome == "converged", rounding,
                             time.perf_counter() - t0, outcome=outcome, cycle=cycle,
-                            certificate=certificate, n_outer=outer)
+                            certificate=certificate, n_outer=outer, evaluated=evaluated)
 
     def _slow(self, history, change):
         """Slow linear convergence: over the last ``slow_window`` iterations (since the last

@@ -52,4 +52,19 @@ class SolverFailed(RuntimeError):
 class SolverWarning(UserWarning):
     """A fit's answers came mostly from somewhere other than the solver it was asked to use: the
     native polish of rejected answers, or a fallback solver (the solver said "optimal" where the
-    NumPy certificate did not hold).  The answers are certified; the solver's word was not."""
+    NumPy certificate did not hold).  The answers are certified; the solver's word was not.
+
+    Examples
+    --------
+    Made an error, e.g. where a study must measure the named solver itself:
+
+    >>> import warnings
+    >>> from fsopt import SolverWarning
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("error", SolverWarning)
+    ...     try:
+    ...         warnings.warn("3 of 10 solves were LBFGSB's own certified answers", SolverWarning)
+    ...     except SolverWarning as exc:
+    ...         print("raised:", exc)
+    raised: 3 of 10 solves were LBFGSB's own certified answers
+    """

@@ -35,12 +35,25 @@ def asked_solvers(records) -> list[str]:
 class FitCertificate:
     """The certificate of one fit.
 
-    ``fixed_point_residual``: θ_t at the last iteration (the returned answer is that solve);
-    ``theta``: the threshold it must be below.  ``kkt_residual``, ``kkt_bound``: the largest
-    violation of the last subproblem's optimality conditions over ``n_features`` features at the
-    statistics it was solved at, and the bound it must not exceed (nan: the method measures none,
-    and (b) is then not claimed).  ``answers``: solves by :attr:`SolveRecord.answered_by`;
-    ``solvers``: the solvers asked, the named one first.
+    Parameters
+    ----------
+    fixed_point_residual : float
+        θ_t at the last iteration (the returned answer is that solve).
+    theta : float
+        The threshold it must be below.
+    kkt_residual : float, default=nan
+        The largest violation of the last subproblem's optimality conditions over
+        ``n_features`` features at the statistics it was solved at (nan: the method measures
+        none, and (b) is then not claimed).
+    kkt_bound : float, default=nan
+        The bound ``kkt_residual`` must not exceed.
+    n_features : int, default=0
+        The features the KKT conditions were measured over.
+    answers : dict
+        Solves counted by :attr:`SolveRecord.answered_by` ("solver", "refined", "polished",
+        "fallback").
+    solvers : list of str
+        The solvers asked, the named one first.
 
     Examples
     --------
@@ -87,9 +100,10 @@ class FitCertificate:
 
     def describe(self) -> str:
         """Two lines for a person: the certificate, then who answered."""
-        fp = (f"fixed-point residual {self.fixed_point_residual:.3g} "
+        fp = ("a fixed number of passes (no fixed point claimed)" if self.theta == 0 else
+              f"fixed-point residual {self.fixed_point_residual:.3g} "
               f"{'<' if self.fixed_point_holds else '>='} theta {self.theta:g}")
-        kkt = ("full KKT not measured" if not self.kkt_measured else
+        kkt = ("each solve certified on its own (no measurement over all features)" if not self.kkt_measured else
                f"KKT residual over all {self.n_features} features {self.kkt_residual:.3g} "
                f"{'<=' if self.kkt_holds else '>'} {self.kkt_bound:.3g}")
         total = sum(self.answers.values())

@@ -47,6 +47,11 @@ class MarginLoss:
     they hold out is z̄_jᵀℓ'(m), one product with that feature's column.  The margins Zw of the last
     point are kept, so value and gradient at one w cost one product with Z each way.
 
+    Parameters
+    ----------
+    Z : ndarray of shape (N, J) or None, default=None
+        The margins, one row per sample (None: set the attribute ``Z`` later).
+
     Examples
     --------
     A squared hinge ℓ(m) = max(0, 1 − m)²:

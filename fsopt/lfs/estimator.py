@@ -89,6 +89,12 @@ class LFS(ClassifierMixin, BaseEstimator):
         ``check_solver``) over the LPs of the fit.
     n_rounding_fallbacks_ : int
         Points of the last pass where no rounding of any β was feasible.
+    n_iter_ : int
+        Outer iterations done (τ).
+    classes_ : ndarray of shape (2,)
+        The two labels.
+    certificate_ : FitCertificate
+        Who answered each LP (:mod:`fsopt.core.fit_certificate`).
     n_features_in_ : int
         Number of features seen during fit.
     feature_names_in_ : ndarray of shape (n_features,)
@@ -181,6 +187,7 @@ class LFS(ClassifierMixin, BaseEstimator):
             fit.per_point(a) for a in ("relaxed", "beta", "eps_max", "score"))
         self.n_rounding_fallbacks_ = int(fit.per_point("fallback").sum())
         self.history_ = result.history
+        self.certificate_ = result.certificate  # who answered each LP
         self.n_iter_ = result.n_iter
         records = [rec for h in result.history for rec in h.records]
         self.lp_check_ = {"n_lps": len(records),

@@ -129,6 +129,9 @@ class LOGO(SelectorMixin, BaseEstimator):
     certificate_ : FitCertificate
         What "converged" rests on (:mod:`fsopt.core.fit_certificate`): the fixed-point residual,
         the last subproblem's KKT conditions over all features, and who answered each solve.
+    margins_at_ : ndarray of shape (n_features,)
+        The weights the last margins were computed at: ``weights_`` is the solve
+        ``T(margins_at_)``.
     n_duplicate_rows_ : int
         Rows merged into an identical row with the same label (0: none).
     n_features_in_ : int
@@ -263,6 +266,7 @@ class LOGO(SelectorMixin, BaseEstimator):
         self.converged_ = result.converged
         self.outcome_ = result.outcome
         self.certificate_ = result.certificate
+        self.margins_at_ = result.evaluated / x_scale  # weights_ = T(margins_at_)
         return self
 
     def _make_subproblem(self):

@@ -25,12 +25,20 @@ from ..core.subproblem import Subproblem
 class MarginGarrote(Subproblem):
     """LOGO's subproblem with any margin loss: min_{w ≥ 0} Σ_n ℓ(z̄_nᵀw) + g(w).
 
-    ``loss``: a :class:`~fsopt.core.parts.MarginLoss` (its margins are set here); ``penalty``: any
-    penalty defined on all the features.  ``set_margins(Z, columns)``: new margins; ``columns`` are
-    the features Z holds when it holds only some of them (the penalty is then restricted to those,
-    the others at 0).  This is the whole contract LOGO relies on: ``set_margins``, the loss's
-    ``margin_derivative`` (elimination and the working set) and ``penalty`` (as declared before the
-    first ``set_margins``: the penalty over all J features).
+    ``set_margins(Z, columns)``: new margins; ``columns`` are the features Z holds when it holds
+    only some of them (the penalty is then restricted to those, the others at 0).  This is the
+    whole contract LOGO relies on: ``set_margins``, the loss's ``margin_derivative`` (elimination
+    and the working set) and ``penalty`` (as declared before the first ``set_margins``: the
+    penalty over all J features).
+
+    Parameters
+    ----------
+    loss : MarginLoss
+        The loss on the margins (its margins are set here).
+    penalty : Penalty
+        Any penalty defined on all the features.
+    Z : ndarray of shape (N, J) or None, default=None
+        The expected margins z̄_n, one row per sample; None: set later with ``set_margins``.
 
     Examples
     --------

@@ -74,6 +74,8 @@ class NMMKL(SelectorMixin, BaseEstimator):
         One :class:`fsopt.core.driver.Iteration`; its ``records`` are the two SolveRecords.
     classes_ : ndarray of shape (2,)
         The two labels; ``classes_[1]`` is coded +1.
+    certificate_ : FitCertificate
+        Who answered each solve (:mod:`fsopt.core.fit_certificate`).
     n_features_in_ : int
         Number of features seen during fit.
     feature_names_in_ : ndarray of shape (n_features,)
@@ -159,6 +161,7 @@ class NMMKL(SelectorMixin, BaseEstimator):
         self.bound_ = fit.bound
         self.diagnostics_ = fit.diagnostics
         self.history_ = result.history
+        self.certificate_ = result.certificate  # who answered each solve
         return self
 
     @property
