@@ -13,21 +13,8 @@ from fsopt.core import solvers
 from fsopt.core.composite import proximal_gradient
 from fsopt.core.scaling import unit_scale
 from fsopt.datasets.spiral import make_spiral
-from fsopt.logo.checks import margins_by_samples
+from fsopt.logo.checks import SquaredHingeLoss, margins_by_samples
 from fsopt.logo.method import LogoFixedPoint
-
-
-class SquaredHinge(MarginLoss):
-    """ℓ(m) = max(0, 1 − m)²."""
-
-    def margin_value(self, m):
-        return np.maximum(0.0, 1.0 - m) ** 2
-
-    def margin_derivative(self, m):
-        return -2.0 * np.maximum(0.0, 1.0 - m)
-
-    def cvxpy_margin(self, m):
-        return cp.sum_squares(cp.pos(1 - m))
 
 
 class Exponential(MarginLoss):
@@ -43,7 +30,7 @@ class Exponential(MarginLoss):
         return cp.sum(cp.exp(-m))
 
 
-LOSSES = {"squared hinge": SquaredHinge, "exponential": Exponential}
+LOSSES = {"squared hinge": SquaredHingeLoss, "exponential": Exponential}  # declared as a user would
 
 
 def garrote(loss, lam=3.0):
