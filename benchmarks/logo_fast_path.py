@@ -4,7 +4,7 @@
                                         [--turns 1 1.5 1.75] [--shape fermat archimedean]
                                         [--real heart ionosphere sonar] [--noise 2000] [--out rows.jsonl]
 
-For each instance, two fits at σ = 2, θ = 0.01, max_iter = 50 (λ = 1 on the spirals, ``--real-lam``
+For each instance, two fits at σ = 2, θ = 0.01 (``--theta``), max_iter = 50 (λ = 1 on the spirals, ``--real-lam``
 on the real data sets): the default (working set,
 elimination, acceleration="auto") and the plain iteration without elimination
 (``working_set=False, prune_below=None``).  Reported: each fit's outcome, outer iterations
@@ -45,7 +45,7 @@ def compare(X, y, label, cdist_time=None, lam=1.0):
     plain, t_plain = fit(X, y, lam=lam, working_set=False, prune_below=None)
     w, w_ref = default.weights_, plain.weights_
     c = default.certificate_
-    return {"instance": label, "J": X.shape[1], "lam": lam,
+    return {"instance": label, "J": X.shape[1], "lam": lam, "theta": PARAMS["theta"],
             "default": {"outcome": default.outcome_, "outer": default.n_outer_iter_, "iterations": default.n_iter_,
                         "passes": sum(h.data_passes for h in default.history_), "fit_s": t_default,
                         "support": default.get_support(indices=True).tolist()[:20]},
@@ -107,8 +107,10 @@ def main():
     ap.add_argument("--noise", type=int, default=2000, help="N(0, 1) features added to a real data set")
     ap.add_argument("--real-lam", type=float, default=3.0,
                     help="lambda on the real data sets (fsopt experiment logo-uci's; spirals: 1)")
+    ap.add_argument("--theta", type=float, default=0.01, help="stopping threshold of both fits")
     ap.add_argument("--out", default=None, help="append each row as a JSON line to this file")
     args = ap.parse_args()
+    PARAMS["theta"] = args.theta
     from fsopt import LOGO
     from fsopt.datasets.spiral import make_spiral
 

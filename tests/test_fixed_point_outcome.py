@@ -182,23 +182,9 @@ def test_auto_hands_slow_linear_convergence_to_anderson():
     assert not any(h.switched for h in off.history)
 
 
-class Wandering(FixedPointMethod):
-    """w_0 ← (w_0 + 1)/2 over all features; every check brings back two of the eliminated
-    features, which the updates keep at 0: a working set that never settles."""
-
-    def __init__(self, J=10):
-        self.J, self.checks = J, 0
-
-    def initial_iterate(self):
-        return np.ones(self.J)
-
-    def statistics(self, iterate, active):
-        return None
-
-    def update(self, stats, iterate, active):
-        new = np.zeros(self.J)
-        new[0] = (iterate[0] + 1.0) / 2
-        return Step(new)
+class Wandering(OneFeature):
+    """OneFeature, but every check brings back two of the eliminated features, which the updates
+    keep at 0: a working set that never settles."""
 
     def kkt_violations(self, iterate, active):
         self.checks += 1
@@ -213,6 +199,8 @@ def test_a_working_set_that_does_not_settle_restarts_as_the_plain_iteration():
     restarts = [h.iteration for h in result.history if h.restarted]
     assert len(restarts) == 1 and sum(h.full_check for h in result.history) == 3
     after = result.history[restarts[0]:]
-    plain = FixedPointDriver(theta=1e-4, max_iter=100).run(Wandering())  # the slow path
+    slow = Wandering()
+    slow.checks = 3  # the problem as the three checks left it
+    plain = FixedPointDriver(theta=1e-4, max_iter=100).run(slow)  # the slow path
     assert [h.change for h in after] == [h.change for h in plain.history]  # the same iterates
     assert result.outcome == "converged" and not any(h.working_set for h in after)
