@@ -128,6 +128,20 @@ def test_solver_registered_at_run_time_is_verified(registry):
     assert not verify.run(quick=True, solver="TINYSORT", names=["LFS TOPK"], echo=None)[0].outcome.passed
 
 
+def test_a_check_whose_kind_has_no_probe_is_a_clear_error(monkeypatch):
+    """--solver chooses the checks by asking can_solve on each kind's probe instance: a kind without
+    one is named (it was a KeyError, as the 'LOGO fit certificate' check's margin_garrote was)."""
+    from fsopt import check
+    from fsopt.core import checks
+
+    monkeypatch.setattr(checks, "_CHECKS", dict(checks._CHECKS))
+    check("USER unprobed", "a claim", kinds=("unprobed_kind",))(lambda quick: None)
+    with pytest.raises(ValueError, match=r"check 'USER unprobed' names the subproblem kind 'unprobed_kind', "
+                                         r"and no probe\('unprobed_kind', factory\) registered"):
+        verify.select(solver="CLARABEL", names=["USER"])
+    assert "LOGO fit certificate" in verify.select(solver="LBFGSB", names=["LOGO fit"])
+
+
 def test_solver_that_solves_no_checked_subproblem_is_a_clear_error():
     with pytest.raises(ValueError, match="no check exercises"):
         verify.select(solver="TOPK", names=["LOGO"])

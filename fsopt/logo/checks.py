@@ -40,6 +40,7 @@ from .garrote import GarroteLogistic, MarginGarrote
 
 KIND = GarroteLogistic.name
 probe(KIND, lambda: GarroteLogistic(lam=1.0))
+probe(MarginGarrote.name, lambda: MarginGarrote(SquaredHingeLoss(), NonnegL1(3.0)))  # LOGO fit certificate
 
 
 def _margins(X, y, w, sigma):

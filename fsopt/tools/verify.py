@@ -84,6 +84,13 @@ def select(names=None, solver=None, paths=()) -> dict[str, Check]:
         known = {k: c for k, c in known.items() if any(n.lower() in k.lower() for n in names)}
     if solver is not None:
         backend, _ = resolve_solver(solver)
+        for chk in known.values():
+            unprobed = [kind for kind in chk.kinds if kind not in probes()]
+            if unprobed:
+                raise ValueError(f"check {chk.name!r} names the subproblem kind {unprobed[0]!r}, and no "
+                                 f"probe({unprobed[0]!r}, factory) registered a small instance of it: "
+                                 f"--solver {solver} asks can_solve on that instance to choose the checks "
+                                 f"it runs; call probe in the module that defines the check")
         known = {k: c for k, c in known.items() if any(backend.can_solve(probes()[kind]()) for kind in c.kinds)}
         if not known:
             kinds = sorted(kind for kind, make in probes().items() if backend.can_solve(make()))
