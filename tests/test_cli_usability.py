@@ -10,12 +10,9 @@ import pandas as pd
 import pytest
 
 import fsopt
-from fsopt.datasets import available_datasets
 from fsopt.datasets.spiral import make_spiral
 from fsopt.tools import verify
 from fsopt.tools.cli import build_parser, main
-
-HEART = available_datasets().get("heart")  # ../shared/data or $FSOPT_DATA
 
 
 def _spiral_csv(path, label="label"):
@@ -45,9 +42,8 @@ def test_label_without_data_is_an_error(capsys):
     assert "--label" in capsys.readouterr().err
 
 
-@pytest.mark.skipif(HEART is None, reason="shared/data not beside the repository and FSOPT_DATA unset")
-def test_run_on_a_shared_data_file(capsys):
-    assert main(["run", "logo", "--data", str(HEART), "--sigma", "20",
+def test_run_on_a_packaged_data_file(data_dir, capsys):
+    assert main(["run", "logo", "--data", str(data_dir / "heart.csv.gz"), "--sigma", "20",
                  "--quiet"]) == 0
     out = capsys.readouterr().out
     assert "270 samples x 13 features" in out and "selected" in out
