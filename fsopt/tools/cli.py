@@ -208,6 +208,7 @@ def build_parser(clis=None, command=None) -> argparse.ArgumentParser:
 
     def full(name):
         return command is None or command == name
+
     fmt = _HelpFormatter
     parser = argparse.ArgumentParser(
         prog="fsopt", formatter_class=fmt,
@@ -269,11 +270,12 @@ def build_parser(clis=None, command=None) -> argparse.ArgumentParser:
     e.add_argument("name", choices=["logo-microarray", "logo-uci", "nmmkl-uci", "lfs-table1"],
                    metavar="PROTOCOL", help="one of the protocols above")
     e.add_argument("--data", required=True,
-                   help="CSV file (feature columns and a label column), a data set's name (sonar, colon, ... "
-                        "shipped with fsopt, or in --data-dir), wdbc, or a generated "
-                        "set (spiral, nmmkl-toy, lfs-synthetic)")
+                   help="CSV file (feature columns and a label column), a data set's name (sonar, "
+                        "colon, ... shipped with fsopt, or in --data-dir), wdbc, or a generated set "
+                        "(spiral, nmmkl-toy, lfs-synthetic)")
     e.add_argument("--data-dir", default=None,
-                   help="directory holding data set CSV files (default: $FSOPT_DATA, then the data shipped with fsopt)")
+                   help="directory holding data set CSV files (default: $FSOPT_DATA, then the data "
+                        "shipped with fsopt)")
     e.add_argument("--quick", action="store_true", help="few splits, small grids: a smoke run")
     e.add_argument("--splits", type=int, default=None, help="outer splits (default: the paper's)")
     e.add_argument("--seed", type=int, default=0, help="seed of every random step (splits, draws, folds, rounding)")
@@ -312,7 +314,8 @@ def build_parser(clis=None, command=None) -> argparse.ArgumentParser:
                         help="add this many irrelevant N(0,1) features (default: the problem's)")
         mp.add_argument("--seed", type=_nonnegative_int, default=None, help="random seed of the data")
         mp.add_argument("--data-dir", default=None,
-                        help="directory holding data set CSV files (default: $FSOPT_DATA, then the data shipped with fsopt)")
+                        help="directory holding data set CSV files (default: $FSOPT_DATA, then the "
+                             "data shipped with fsopt)")
         mp.add_argument("--solver", default=None,
                         help="backend or profile (see fsopt solvers; default: the method's)")
         mp.add_argument("--plot", default=None, metavar="FILE.png", help="save the method's figure")
