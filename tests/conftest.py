@@ -31,6 +31,13 @@ def run_fsopt(env, *args, cwd=None, expect=0):
     return result.stdout
 
 
+@pytest.fixture(autouse=True)
+def _packaged_data_only(monkeypatch):
+    """Data set names resolve to the packaged copy in every test (and its subprocesses), whatever
+    ``$FSOPT_DATA`` the user has set; tests of ``$FSOPT_DATA`` set it themselves."""
+    monkeypatch.delenv("FSOPT_DATA", raising=False)
+
+
 @pytest.fixture(scope="session")
 def data_dir():
     """The benchmark data shipped with fsopt (``fsopt/datasets/data``; ``$FSOPT_DATA`` is not read)."""
