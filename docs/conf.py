@@ -21,6 +21,7 @@ nb_execution_raise_on_error = True   # a failing cell fails the build
 nb_execution_timeout = 600
 nb_execution_show_tb = True
 nb_execution_in_temp = True       # files a notebook writes land in a temporary directory
+nb_render_markdown_format = "gfm"  # Markdown a cell displays (a study summary) keeps its tables
 
 autodoc_default_options = {"show-inheritance": False}
 autodoc_member_order = "bysource"

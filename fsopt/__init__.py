@@ -10,19 +10,22 @@ __version__ = "0.1.0"
 _HOMES = {  # public name -> the module defining it
     "Margins": "core.checks", "Outcome": "core.checks", "check": "core.checks", "draws": "core.checks",
     "FixedPointDriver": "core.driver", "FixedPointMethod": "core.driver", "Step": "core.driver",
-    "SolverFailed": "core.exceptions",
-    "LogisticMarginLoss": "core.parts", "NonnegElasticNet": "core.parts", "NonnegGroupL1": "core.parts",
-    "NonnegL1": "core.parts", "NonnegL1Ball": "core.parts", "Penalty": "core.parts",
+    "SolverFailed": "core.exceptions", "SolverWarning": "core.exceptions",
+    "FitCertificate": "core.fit_certificate",
+    "LogisticMarginLoss": "core.parts", "MarginLoss": "core.parts", "NonnegElasticNet": "core.parts",
+    "NonnegGroupL1": "core.parts", "NonnegL1": "core.parts", "NonnegL1Ball": "core.parts",
+    "Penalty": "core.parts",
     "Backend": "core.solvers", "NativeBackend": "core.solvers", "register_backend": "core.solvers",
     "SolveRecord": "core.subproblem", "Subproblem": "core.subproblem",
-    "LFS": "lfs", "LOGO": "logo", "GarroteLogistic": "logo", "NMMKL": "nmmkl",
+    "LFS": "lfs", "LOGO": "logo", "GarroteLogistic": "logo", "MarginGarrote": "logo", "NMMKL": "nmmkl",
 }
 _SUBPACKAGES = {"core", "datasets", "logo", "nmmkl", "lfs", "tools"}
 
 __all__ = ["LOGO", "NMMKL", "LFS", "GarroteLogistic", "FixedPointDriver", "FixedPointMethod",
            "Step", "SolverFailed", "SolveRecord", "Subproblem", "Backend", "NativeBackend",
            "register_backend", "check", "Margins", "Outcome", "draws", "LogisticMarginLoss", "Penalty",
-           "NonnegL1", "NonnegElasticNet", "NonnegL1Ball", "NonnegGroupL1"]
+           "NonnegL1", "NonnegElasticNet", "NonnegL1Ball", "NonnegGroupL1", "MarginLoss", "MarginGarrote",
+           "FitCertificate", "SolverWarning"]
 
 
 def __getattr__(name):

@@ -77,6 +77,7 @@ def test_timeout_is_recorded_and_the_rest_of_the_schedule_is_skipped():
     cell = bench.Cell("spiral", "garrote_logistic", 100, "scs-tight", 2, (("tol", 1e-3),))
     first, second, point = bench.run_cell(cell, timeout=0.01)
     assert first["status"] == "timeout" and first["time"] == 0.01 and not first["solved"]
+    assert "the untimed warm-up solve" in first["reason"]  # the warm-up runs under the same limit
     assert [second["repetition"], point["budget"]] == [1, "tol"]
     assert {second["status"], point["status"]} == {"skipped"} and "timeout" in point["reason"]
 

@@ -93,8 +93,8 @@ def test_report_loads_without_console_errors_and_shows_the_plots(study, tmp_path
     out, frame = study
     dom, console = _open(out / "report.html", screenshot=out / "report.png")
     assert console == []
-    assert 'data-ready="yes"' in dom and 'data-images="3/3"' in dom  # scripts ran, 3 plots decoded
-    assert len(re.findall(r"<img alt=\"[a-z_]+\.png\" src=\"data:image/png;base64,", dom)) == 3
+    assert 'data-ready="yes"' in dom and 'data-images="4/4"' in dom  # scripts ran, 4 plots decoded
+    assert len(re.findall(r"<img alt=\"[a-z_]+\.png\" src=\"data:image/png;base64,", dom)) == 4
     assert f"{len(frame)} of {len(frame)} rows" in dom  # the filter counted every results row
     for name in ("fsopt", "cvxpy", "numpy", "ECOS (ecos)", "cpu", "date (UTC)"):
         assert f"<th>{name}</th>" in dom
@@ -109,7 +109,7 @@ def test_report_loads_without_console_errors_and_shows_the_plots(study, tmp_path
 def test_the_browser_check_catches_a_script_error(study, tmp_path):
     out, frame = study
     figures = {n: (out / n).read_bytes() for n in ("performance_profile.png", "error_vs_time.png",
-                                                   "time_vs_size.png")}
+                                                   "time_vs_size.png", "claim_accuracy.png")}
     page = report_html(frame, figures, time_limit=300.0).replace(
         'getElementById("shown")', 'getElementById("shown").missing.property')  # a planted bug
     (tmp_path / "broken.html").write_text(page)
@@ -119,7 +119,7 @@ def test_the_browser_check_catches_a_script_error(study, tmp_path):
 
 def test_study_writes_every_output(study):
     out, frame = study
-    for name in ("results.csv", "results.parquet", "summary.md", "performance_profile.png",
-                 "error_vs_time.png", "time_vs_size.png", "report.html"):
+    for name in ("results.csv", "results.parquet", "claims.parquet", "summary.md", "performance_profile.png",
+                 "error_vs_time.png", "time_vs_size.png", "claim_accuracy.png", "report.html"):
         assert (out / name).stat().st_size > 500, name
     assert "Shifted geometric mean" in (out / "summary.md").read_text()

@@ -7,7 +7,7 @@ def test_run_logo_on_spiral_prints_selection_and_writes_plot(tmp_path, capsys):
     assert main(["run", "logo", "--problem", "spiral", "--irrelevant", "30", "--quiet",
                  "--plot", str(plot)]) == 0
     out = capsys.readouterr().out
-    assert "selected 2 feature(s)" in out and "feature      0" in out and "feature      1" in out
+    assert "selected 2 feature(s)" in out and "  x0  weight" in out and "  x1  weight" in out
     assert "statistics" in out and "solve" in out
     assert plot.stat().st_size > 10_000
 

@@ -27,7 +27,7 @@ def test_run_on_own_csv_selects_the_spiral_coordinates(tmp_path, capsys):
     data = _spiral_csv(tmp_path / "mine.csv", label="class")
     assert main(["run", "logo", "--data", str(data), "--label", "class", "--quiet"]) == 0
     out = capsys.readouterr().out
-    assert "selected 2 feature(s)" in out and "feature      0" in out and "feature      1" in out
+    assert "selected 2 feature(s)" in out and "  g0  weight" in out and "  g1  weight" in out
 
 
 def test_run_on_csv_without_label_column_names_the_file_and_the_option(tmp_path, capsys):

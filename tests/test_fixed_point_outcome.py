@@ -140,7 +140,79 @@ def test_auto_switches_to_anderson_when_the_plain_iteration_stalls_without_a_cyc
     assert plain.outcome == "max_iter"
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        auto = FixedPointDriver(theta=1e-8, max_iter=60, acceleration="auto", stall=10).run(Rotation(np.sqrt(7)))
+        auto = FixedPointDriver(theta=1e-8, max_iter=60, acceleration="auto", stall=10,
+                                slow_window=0).run(Rotation(np.sqrt(7)))
     assert auto.outcome == "converged"
     assert [h.iteration for h in auto.history if h.switched] == [11]
     np.testing.assert_allclose(auto.iterate, [1.0, 2.0], atol=1e-6)
+
+
+class SlowContraction(FixedPointMethod):
+    """x ← c + ρ R(x − c): a rotation by 2π/√7 scaled by ρ = 0.93, a damped oscillation whose θ_t
+    falls by 7 % an iteration (never a cycle, always a new smallest θ_t: no stall)."""
+
+    def __init__(self, rho=0.93):
+        self.rho, self.centre = rho, np.array([1.0, 2.0])
+        a = 2 * np.pi / np.sqrt(7)
+        self.R = np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]])
+
+    def initial_iterate(self):
+        return np.array([5.0, -3.0])
+
+    def statistics(self, iterate, active):
+        return None
+
+    def update(self, stats, iterate, active):
+        return Step(self.centre + self.rho * self.R @ (iterate - self.centre))
+
+
+def test_auto_hands_slow_linear_convergence_to_anderson():
+    with pytest.warns(ConvergenceWarning, match="max_iter"):
+        plain = FixedPointDriver(theta=1e-8, max_iter=100).run(SlowContraction())
+    assert plain.outcome == "max_iter" and plain.history[-1].change > 1e-6
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        auto = FixedPointDriver(theta=1e-8, max_iter=100, acceleration="auto").run(SlowContraction())
+    assert [h.iteration for h in auto.history if h.switched] == [6]  # θ fell by < 3 in 5 iterations
+    assert auto.outcome == "converged" and auto.n_iter < 40
+    np.testing.assert_allclose(auto.iterate, [1.0, 2.0], atol=1e-6)
+    with warnings.catch_warnings():  # slow_window=0: the plain iteration, as before
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        off = FixedPointDriver(theta=1e-8, max_iter=100, acceleration="auto", slow_window=0).run(SlowContraction())
+    assert not any(h.switched for h in off.history)
+
+
+class Wandering(FixedPointMethod):
+    """w_0 ← (w_0 + 1)/2 over all features; every check brings back two of the eliminated
+    features, which the updates keep at 0: a working set that never settles."""
+
+    def __init__(self, J=10):
+        self.J, self.checks = J, 0
+
+    def initial_iterate(self):
+        return np.ones(self.J)
+
+    def statistics(self, iterate, active):
+        return None
+
+    def update(self, stats, iterate, active):
+        new = np.zeros(self.J)
+        new[0] = (iterate[0] + 1.0) / 2
+        return Step(new)
+
+    def kkt_violations(self, iterate, active):
+        self.checks += 1
+        return np.flatnonzero(~active)[:2]
+
+
+def test_a_working_set_that_does_not_settle_restarts_as_the_plain_iteration():
+    driver = FixedPointDriver(theta=1e-4, max_iter=100, prune_below=1e-8, prune_patience=1, max_failed_checks=3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        result = driver.run(Wandering())
+    restarts = [h.iteration for h in result.history if h.restarted]
+    assert len(restarts) == 1 and sum(h.full_check for h in result.history) == 3
+    after = result.history[restarts[0]:]
+    plain = FixedPointDriver(theta=1e-4, max_iter=100).run(Wandering())  # the slow path
+    assert [h.change for h in after] == [h.change for h in plain.history]  # the same iterates
+    assert result.outcome == "converged" and not any(h.working_set for h in after)

@@ -166,7 +166,14 @@ def test_max_iter_reached_raises_convergence_warning(small_spiral):
     X, y = small_spiral
     with pytest.warns(ConvergenceWarning, match=r"LOGO: .*max_iter=2 .*theta_t = .*theta = 1e-06"):
         est = LOGO(theta=1e-6, max_iter=2).fit(X, y)
-    assert est.n_iter_ == 2 and not est.converged_
+    assert est.n_outer_iter_ == 2 and not est.converged_ and est.outcome_ == "max_iter"
+    # max_iter counts outer iterations: the first (over all J) and one working-set round, which
+    # the check over all features (or round_iter = 10 iterations) closes
+    h = est.history_
+    assert not h[0].working_set and all(r.working_set for r in h[1:]) and 2 <= len(h) <= 11
+    assert est.certificate_.failed == ["fixed point"]
+    with pytest.warns(ConvergenceWarning, match="max_iter=2"):  # without elimination: 2 iterations
+        assert LOGO(theta=1e-6, max_iter=2, prune_below=None).fit(X, y).n_iter_ == 2
 
 
 def test_check_against_gradient_records_agreement(small_spiral):

@@ -156,9 +156,12 @@ def test_skewed_backend_fails_verify_with_its_rejected_solves_counted(registry, 
     rejected = [int(n) for n in re.findall(r"SKEWED's solves: 0 certified, (\d+) rejected, 0 refined", out)]
     assert len(rejected) == len(lines) and all(n >= 1 for n in rejected), out
     assert f"SKEWED 0 certified, {sum(rejected)} rejected, 0 refined" in out  # the summary per solver
+    assert f"SKEWED's claims: 0 of {sum(rejected)} confirmed by the NumPy certificates (0%" in out
     assert cli.main(["verify", "--quick", "--solver", "LBFGSB"]) == 0
     out = capsys.readouterr().out
     assert "[FAIL]" not in out and re.search(r"LBFGSB's solves: \d+ certified, 0 rejected, 0 refined", out), out
+    certified = sum(int(n) for n in re.findall(r"LBFGSB's solves: (\d+) certified", out))
+    assert f"LBFGSB's claims: {certified} of {certified} confirmed by the NumPy certificates (100%" in out
 
 
 def test_refine_restores_the_policy_and_names_the_repaired_answers(registry):

@@ -12,16 +12,23 @@ step's ``detail`` — returns the method's own result type, which :class:`Driver
 ``rounding`` (NMMKL: :class:`fsopt.nmmkl.NMMKLResult`; LFS: :class:`fsopt.lfs.LFSResult`).
 
 Every run ends with a named outcome (``DriverResult.outcome``): "converged" (θ_t < θ with the
-final check passed), "cycle(k)" (the solves repeat with period k ≥ 2 to within θ: no fixed point
-will be reached this way), "max_iter", or "stopped" (the callback).  Each iteration records the
+final check passed and the method's measurement over all features holding), "kkt_failed" (θ_t < θ
+but that measurement fails), "cycle(k)" (the solves repeat with period k ≥ 2 to within θ: no fixed
+point will be reached this way), "max_iter", or "stopped" (the callback); and with a
+:class:`~fsopt.core.fit_certificate.FitCertificate` (``DriverResult.certificate``).  Each iteration records the
 fixed-point residual ‖T(x) − x‖ / ‖T(x)‖ of the point it evaluated (T(x): the method's update,
 certified solves); an accelerator (:mod:`fsopt.core.acceleration`) may choose the next point.
 Elimination is safe when the method supplies ``kkt_violations``: a feature leaves the statistics
 only while the method can show the subproblem does not need it, and a run converges only once a
-check over all features lets none of the eliminated ones back in.
+check over all features lets none of the eliminated ones back in.  An iteration whose update sees
+only the active features is a *working-set* iteration, not an outer iteration of the method: the
+working set runs in rounds, each closed by a check over all features — when it converges, cycles,
+stalls, converges slowly, or has run ``round_iter`` iterations — and ``max_iter`` counts outer
+iterations (those over all features, and rounds).
 """
 from __future__ import annotations
 
+import itertools
 import time
 import warnings
 from abc import ABC, abstractmethod
@@ -30,9 +37,11 @@ from typing import Any, Callable, Generic, TypeVar
 
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
-from tqdm.auto import tqdm
+from .progress import tqdm
 
 from .acceleration import Anderson, make_accelerator
+from .exceptions import SolverWarning
+from .fit_certificate import FitCertificate, asked_solvers, count_answers
 
 _TINY = 1e-300  # the denominator of the relative change when the iterate is 0
 R = TypeVar("R")  # a method's result type (what its ``round`` returns)
@@ -108,6 +117,17 @@ class FixedPointMethod(ABC, Generic[R]):
         the method cannot check (elimination is then final)."""
         return None
 
+    def solves_all(self, active: np.ndarray) -> bool:
+        """Whether ``update`` solves the subproblem over every feature given ``active`` (default:
+        when none is eliminated); an update that does not is a working-set iteration."""
+        return bool(active.all())
+
+    def certificate(self, iterate: np.ndarray, active: np.ndarray) -> dict | None:
+        """The last subproblem's optimality over all features at the statistics it was solved at:
+        ``{"kkt_residual", "kkt_bound", "n_features"}`` (measured from the subproblem's declared
+        parts), or None when the method measures none (the fit then claims only θ_t < θ)."""
+        return None
+
     def project(self, iterate: np.ndarray) -> np.ndarray:
         """The point an accelerator proposed, made a valid iterate (LOGO: onto w ≥ 0); identity
         by default."""
@@ -138,7 +158,9 @@ class Iteration:
     check_time: float = 0.0  # ... taking this long
     residual: float = float("nan")  # ‖T(x) − x‖ / ‖T(x)‖ at the evaluated x (= change)
     accelerated: bool = False  # the next point is the accelerator's, not T(x)
-    switched: bool = False  # acceleration="auto": a cycle or stall was found here, Anderson from now on
+    switched: bool = False  # acceleration="auto": a cycle, stall or slow progress here, Anderson from now on
+    working_set: bool = False  # the update solved over the active features only (not an outer iteration)
+    restarted: bool = False  # the working set did not settle: the run starts again without elimination
     data_passes: float = 0.0  # passes over the data in this iteration (statistics, update, check)
 
     @property
@@ -162,8 +184,11 @@ class DriverResult(Generic[R]):
     converged: bool
     rounding: R | None = None
     rounding_time: float = 0.0
-    outcome: str = "max_iter"  # "converged", "cycle(k)", "max_iter" or "stopped"
+    outcome: str = "max_iter"  # "converged", "kkt_failed", "cycle(k)", "max_iter" or "stopped"
     cycle: tuple = ()  # for "cycle(k)": the iterations of the repeated period
+    certificate: FitCertificate | None = None
+    n_outer: int = 0  # outer iterations: those over all features, and working-set rounds
+    evaluated: np.ndarray | None = None  # the point x of the last iteration: iterate = T(x)
 
     @property
     def n_iter(self) -> int:
@@ -177,8 +202,10 @@ class FixedPointDriver:
     ----------
     theta : stop when θ_t = ``method.distance(new, old)`` < theta (default: the change relative
         to the size of the iterate; Alg. 1 of LOGO).  ``theta=0`` runs exactly ``max_iter``
-        iterations; otherwise reaching max_iter raises a ``ConvergenceWarning``.
-    max_iter : at most this many outer iterations.
+        outer iterations; otherwise reaching max_iter raises a ``ConvergenceWarning``.
+    max_iter : at most this many outer iterations: iterations whose update solves over all
+        features (``method.solves_all``), and working-set rounds (each closed by a check over all
+        features, or after ``round_iter`` iterations).
     prune_below : for a 1-D iterate, features whose value stays below this for ``prune_patience``
         consecutive iterations are candidates for elimination (LOGO: 1e-8); ``None`` disables it.
         Candidates are eliminated (fixed at 0, left out of the statistics); an update may bring
@@ -192,9 +219,9 @@ class FixedPointDriver:
     prune_patience : iterations below ``prune_below`` before a feature is a candidate.
     callback : ``callback(iteration: Iteration, iterate)``; returning True stops the run.
     acceleration : None (x ← T(x)), "averaging" (x ← ½x + ½T(x)), "anderson" (safeguarded
-        type-I Anderson, memory 5), "auto" (x ← T(x) until it cycles or stalls — no new smallest
-        θ_t in ``stall`` iterations — then safeguarded Anderson; ``Iteration.switched`` marks
-        where) or an accelerator object (:mod:`fsopt.core.acceleration`);
+        type-I Anderson, memory 5), "auto" (x ← T(x) until it cycles, stalls — no new smallest
+        θ_t in ``stall`` iterations — or converges slowly, then safeguarded Anderson;
+        ``Iteration.switched`` marks where) or an accelerator object (:mod:`fsopt.core.acceleration`);
         from the second iteration on (the first point is only a start).  Elimination and the
         stopping rule read T(x), so they do not depend on it.
     max_period : cycles of period 2..max_period are detected: the last k solves each within θ
@@ -202,8 +229,18 @@ class FixedPointDriver:
         check over all features runs first (the cycle may be the working set's); if none
         re-enters, the run stops with outcome "cycle(k)" and a ``ConvergenceWarning`` (0
         disables the detection).
-    stall : with ``acceleration="auto"``, iterations without a new smallest θ_t (since the last
-        re-entry) after which the plain iteration counts as stalled.
+    stall : iterations without a new smallest θ_t (since the last re-entry, switch or check)
+        after which the iteration counts as stalled.
+    round_iter : working-set iterations after which a check over all features runs anyway.
+    max_failed_checks : after this many checks in a row that each brought features back (the
+        working set does not settle: the iterates wander), the run starts again from the initial
+        iterate without elimination — the plain iteration, whose iterates and outcome the fast
+        path must not change — with ``max_iter`` outer iterations of its own
+        (``Iteration.restarted`` marks where; the history keeps both).
+    slow_window, slow_factor : slow linear convergence: θ_t fell by less than ``slow_factor`` over
+        the last ``slow_window`` iterations (θ_t/θ_(t−1) near 1; 0 disables).  A cycle, a stall
+        or slow convergence first runs the check over all features (the working set may miss a
+        feature); if none re-enters, "auto" hands over to safeguarded Anderson.
     progress : show a tqdm bar.
 
     Examples
@@ -226,7 +263,8 @@ class FixedPointDriver:
 
     def __init__(self, theta=0.01, max_iter=50, prune_below=None, prune_patience=2,
                  callback: Callable | None = None, progress=False, desc="fixed point",
-                 acceleration=None, max_period=4, stall=10):
+                 acceleration=None, max_period=4, stall=10, round_iter=10, slow_window=5, slow_factor=3.0,
+                 max_failed_checks=3):
         self.theta = theta
         self.max_iter = max_iter
         self.prune_below = prune_below
@@ -237,6 +275,10 @@ class FixedPointDriver:
         self.acceleration = acceleration
         self.max_period = max_period
         self.stall = stall
+        self.round_iter = round_iter
+        self.slow_window = slow_window
+        self.slow_factor = slow_factor
+        self.max_failed_checks = max_failed_checks
 
     def run(self, method: FixedPointMethod[R]) -> DriverResult[R]:
         iterate = np.array(method.initial_iterate(), dtype=float)
@@ -246,15 +288,18 @@ class FixedPointDriver:
         if accelerator is not None and hasattr(accelerator, "reset"):
             accelerator.reset()
         below = np.zeros(active.shape, dtype=int)  # consecutive iterations under prune_below
-        best, t_best = np.inf, 0  # the smallest θ_t since the last re-entry, and when
+        best, t_best, since = np.inf, 0, 0  # smallest θ_t since the last re-entry, when; that re-entry
         kept = np.zeros(active.shape, dtype=bool)  # entered at the last check: kept while ...
         rent = 0  # ... the zero-weight ones cost (columns × iterations) less than one check
+        outer, in_round = 0, 0  # outer iterations (the paper's, and rounds); iterations of this round
+        eliminating, failed = self.prune_below is not None, 0  # checks in a row that admitted features
         # a run that stops on θ has no known length: count iterations, show θ_t, estimate nothing
         bar = tqdm(total=self.max_iter if self.theta == 0 else None, desc=self.desc,
                    disable=not self.progress, leave=False)
         try:
-            for t in range(1, self.max_iter + 1):
-                t0, passes = time.perf_counter(), method.data_passes
+            for t in itertools.count(1):
+                t0, passes, evaluated = time.perf_counter(), method.data_passes, iterate
+                working_set = not method.solves_all(active)  # the update sees the active features only
                 stats = method.statistics(iterate, active)
                 t1 = time.perf_counter()
                 step = method.update(stats, iterate, active)
@@ -262,16 +307,17 @@ class FixedPointDriver:
                 new, detail = np.array(step.iterate, dtype=float), step.detail
                 change = method.distance(new, iterate)
                 record = Iteration(t, change, step.objective, int(active.sum()), t1 - t0, t2 - t1,
-                                   step.records, residual=change)
+                                   step.records, residual=change, working_set=working_set)
                 # a cycle on the working set may be one the eliminated features would break
                 cycle = () if change < self.theta else self._cycle(
                     method, self._remember(solves, t, new, record))
                 best, t_best = (change, t) if change < best else (best, t_best)
                 stalled = t - t_best >= self.stall  # no new smallest θ_t in `stall` iterations
-                if (cycle or stalled) and self.acceleration == "auto" and accelerator is None:
-                    accelerator, cycle, solves = Anderson(), (), []  # Anderson from here on
-                    record.switched = True  # (no check over all features: the run goes on)
-                if self.prune_below is not None and new.ndim == 1:
+                slow = self._slow(history[since:], change)
+                trouble = bool(cycle) or stalled or slow
+                if working_set:
+                    in_round += 1
+                if eliminating and new.ndim == 1:
                     active = self._reenter(step.reentered, active, below, record)
                     below = np.where(new < self.prune_below, below + 1, 0)
                     rent += int(np.count_nonzero(kept & (new < self.prune_below)))
@@ -280,23 +326,40 @@ class FixedPointDriver:
                     leaving = active & ~kept & (below >= self.prune_patience)
                     record.n_dropped = int(leaving.sum())
                     active = active & ~leaving
-                    if record.n_reentered == 0 and (change < self.theta or not active.any() or cycle):
+                    # the check over all features: before converging, and whenever the working
+                    # set is in trouble or has spent its round (it may be missing a feature)
+                    if record.n_reentered == 0 and (change < self.theta or not active.any() or trouble
+                                                    or in_round >= self.round_iter):
                         back = self._full_check(method, new, active, record)
                         active = self._reenter(back, active, below, record)
                         if back is not None:
                             kept[:], rent = False, 0
                             kept[back] = True
+                            failed = failed + 1 if record.n_reentered else 0
                     new[~active] = 0.0
                     record.n_active = int(active.sum())
+                if not working_set or record.full_check or in_round >= self.round_iter:
+                    outer, in_round = outer + 1, 0  # a working-set round counts as one
+                if trouble and self.acceleration == "auto" and accelerator is None:
+                    accelerator, cycle, solves = Anderson(), (), []  # Anderson from here on
+                    record.switched = True
                 record.data_passes = method.data_passes - passes
                 history.append(record)
-                done = record.n_reentered == 0 and (change < self.theta or not active.any())
+                restart = eliminating and failed >= self.max_failed_checks  # the working set wanders
+                done = not restart and record.n_reentered == 0 and (change < self.theta or not active.any())
                 solves = self._remember(solves, t, new, record)
-                cycle = () if done or record.n_reentered else cycle
+                cycle = () if done or restart or record.n_reentered else cycle
                 previous, iterate = iterate, new
-                if record.n_reentered:
-                    best, t_best = np.inf, t  # the problem changed: progress is measured anew
-                if accelerator is not None and record.n_reentered:
+                if record.n_reentered or record.switched or record.full_check:
+                    best, t_best, since = np.inf, t, len(history)  # progress is measured anew
+                if restart:  # the plain iteration over all features, from the start: the slow path
+                    record.restarted, eliminating, failed = True, False, 0
+                    iterate, active = np.array(method.initial_iterate(), dtype=float), np.ones_like(active)
+                    accelerator = make_accelerator(self.acceleration)
+                    if accelerator is not None and hasattr(accelerator, "reset"):
+                        accelerator.reset()
+                    best, t_best, since, solves, outer, in_round = np.inf, t, len(history), [], 0, 0
+                elif accelerator is not None and record.n_reentered:
                     accelerator.reset()  # the problem changed: its memory is of another map
                 elif accelerator is not None and t > 1 and not done and not cycle:
                     iterate = np.array(method.project(accelerator.propose(previous, new)), dtype=float)
@@ -306,12 +369,20 @@ class FixedPointDriver:
                 bar.update(1)
                 bar.set_postfix(change=f"{change:.3g}", active=record.n_active)
                 stopped = bool(self.callback(record, new)) if self.callback else False
-                if done or cycle or stopped:
+                if done or cycle or stopped or outer >= self.max_iter:
                     iterate = new  # the last solve's output, whatever the accelerator proposed
-                    outcome = "converged" if done else f"cycle({len(cycle)})" if cycle else "stopped"
+                    outcome = "converged" if done else f"cycle({len(cycle)})" if cycle else \
+                        "stopped" if stopped else "max_iter"
                     break
         finally:
             bar.close()
+        certificate = self._certificate(method, iterate, active, history)
+        if outcome == "converged" and not certificate.kkt_holds:
+            outcome = "kkt_failed"
+            warnings.warn(f"{self.desc}: the fixed point was reached (theta_t = {history[-1].change:.3g}) but "
+                          f"the last subproblem's optimality conditions fail over all features: KKT "
+                          f"residual {certificate.kkt_residual:.3g} > {certificate.kkt_bound:.3g}",
+                          ConvergenceWarning, stacklevel=3)
         if outcome.startswith("cycle"):
             warnings.warn(f"{self.desc}: stopped at a cycle: {outcome}, the solves of iterations "
                           f"{', '.join(map(str, cycle))} repeat (each within theta = {self.theta:g} of "
@@ -323,10 +394,39 @@ class FixedPointDriver:
                           f"max_iter={self.max_iter} outer iterations (last theta_t = "
                           f"{history[-1].change:.3g}, theta = {self.theta:g})", ConvergenceWarning,
                           stacklevel=3)
+        self._warn_who_answered(certificate)
         t0 = time.perf_counter()
         rounding = method.round(iterate, active, detail)
         return DriverResult(iterate, active, history, outcome == "converged", rounding,
-                            time.perf_counter() - t0, outcome=outcome, cycle=cycle)
+                            time.perf_counter() - t0, outcome=outcome, cycle=cycle,
+                            certificate=certificate, n_outer=outer, evaluated=evaluated)
+
+    def _slow(self, history, change):
+        """Slow linear convergence: over the last ``slow_window`` iterations (since the last
+        re-entry or switch) θ_t fell by less than a factor ``slow_factor``."""
+        k = self.slow_window
+        if not k or len(history) < k:
+            return False
+        return bool(change * self.slow_factor > history[-k].change)
+
+    def _certificate(self, method, iterate, active, history):
+        """The fit's :class:`FitCertificate`: θ_t of the last iteration, the method's measurement
+        over all features at the last solve, and who answered each solve."""
+        records = [r for h in history for r in h.records]
+        measured = method.certificate(iterate, active) or {}
+        return FitCertificate(history[-1].change, self.theta, answers=count_answers(records),
+                              solvers=asked_solvers(records), **measured)
+
+    def _warn_who_answered(self, certificate):
+        """A fit whose answers came mostly from the polish or a fallback says so, naming the solver."""
+        answers, total = certificate.answers, sum(certificate.answers.values())
+        others = answers.get("polished", 0) + answers.get("fallback", 0)
+        if total and 2 * others > total:
+            named = certificate.solvers[0] if certificate.solvers else "the solver"
+            warnings.warn(f"{self.desc}: {others} of {total} subproblem answers are not {named}'s own: "
+                          f"{answers.get('polished', 0)} came from the native polish of a rejected answer and "
+                          f"{answers.get('fallback', 0)} from a fallback solver ({named} said "
+                          f"'optimal' where the NumPy certificate did not hold)", SolverWarning, stacklevel=3)
 
     def _remember(self, solves, t, new, record):
         """The last 2·max_period solves (sparse copies) for the cycle detection; a re-entry

@@ -36,3 +36,9 @@ class SolverFailed(RuntimeError):
                               for a in self.attempts)
             msg += f"; tried {tried}"
         super().__init__(msg)
+
+
+class SolverWarning(UserWarning):
+    """A fit's answers came mostly from somewhere other than the solver it was asked to use: the
+    native polish of rejected answers, or a fallback solver (the solver said "optimal" where the
+    NumPy certificate did not hold).  The answers are certified; the solver's word was not."""

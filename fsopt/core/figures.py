@@ -1,5 +1,11 @@
-"""Writing a method's figure: the library returns matplotlib Figures, only the command line writes files."""
+"""Writing a method's figure: the library returns matplotlib Figures, only the command line writes
+files; and the conventions the methods' figures share (feature names, legends beside the data)."""
 from __future__ import annotations
+
+import numpy as np
+
+NAMED_TICKS = 30  # up to this many features, each gets its name on the axis
+NAMED_BEST = 5  # beyond it, the best few are marked and named in the legend
 
 
 def save_figure(fig, path) -> None:
@@ -8,3 +14,28 @@ def save_figure(fig, path) -> None:
 
     fig.savefig(path, dpi=120)
     plt.close(fig)
+
+
+def legend_beside(ax, **kwargs):
+    """The axes' legend to the right of the axes, where it covers no data."""
+    return ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8, frameon=False, **kwargs)
+
+
+def name_features(ax, names, heights, best):
+    """Name the features of a per-feature axis (feature j at x = j, bar height ``heights[j]``):
+    every name as a tick label when there are at most ``NAMED_TICKS`` features, else integer index
+    ticks and the first ``NAMED_BEST`` of ``best`` marked above their bars and named in the legend."""
+    from matplotlib.ticker import MaxNLocator
+
+    names = np.asarray(names)
+    if names.size <= NAMED_TICKS:
+        ax.set_xticks(np.arange(names.size), names, rotation=90, fontsize=7)
+        return
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    best = np.asarray(best, dtype=int)
+    shown = best[:NAMED_BEST]
+    if shown.size:
+        more = f" (+{best.size - shown.size} more)" if best.size > shown.size else ""
+        heights = np.asarray(heights, dtype=float)  # the markers point down at their bars' tops
+        ax.plot(shown, heights[shown] + 0.04 * heights.max(), "v", color="C1", ms=5,
+                label="best:\n" + "\n".join(names[shown]) + more)

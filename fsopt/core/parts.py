@@ -29,19 +29,94 @@ A **penalty** g (its feasible set C included, g = +∞ outside C) declares
 """
 from __future__ import annotations
 
+import copy
+
 import numpy as np
 from scipy.special import expit
 
 
 # --- smooth losses ------------------------------------------------------------------------------
-class LogisticMarginLoss:
+class MarginLoss:
+    """A loss on margins, f(w) = Σ_n ℓ(z̄_nᵀw) for an N×J margin matrix Z (LOGO's subproblems).
+
+    A subclass declares the per-sample loss ``margin_value(m)`` (ℓ(m_n), elementwise), its
+    derivative ``margin_derivative(m)`` (ℓ'(m_n)) and ``cvxpy_margin(m)`` (Σ_n ℓ(m_n) of a cvxpy
+    expression m); value, gradient ∇f(w) = Zᵀℓ'(Zw), ``restrict`` and the cvxpy form follow.
+    ``margin_derivative`` is what LOGO's elimination and working set need: the gradient of a feature
+    they hold out is z̄_jᵀℓ'(m), one product with that feature's column.  The margins Zw of the last
+    point are kept, so value and gradient at one w cost one product with Z each way.
+
+    Examples
+    --------
+    A squared hinge ℓ(m) = max(0, 1 − m)²:
+
+    >>> import numpy as np
+    >>> from fsopt import MarginLoss
+    >>> class SquaredHinge(MarginLoss):
+    ...     def margin_value(self, m):
+    ...         return np.maximum(0.0, 1.0 - m) ** 2
+    ...     def margin_derivative(self, m):
+    ...         return -2.0 * np.maximum(0.0, 1.0 - m)
+    ...     def cvxpy_margin(self, m):
+    ...         import cvxpy as cp
+    ...         return cp.sum_squares(cp.pos(1 - m))
+    >>> loss = SquaredHinge(np.array([[1.0, 0.0], [0.0, 2.0]]))
+    >>> loss.value(np.zeros(2)), loss.gradient(np.zeros(2)).tolist()
+    (2.0, [-2.0, -4.0])
+    """
+
+    def __init__(self, Z=None):
+        self.Z = Z
+        self._last = (None, None)  # (w, Zw) of the last evaluation
+
+    def margin_value(self, m):
+        raise NotImplementedError(f"{type(self).__name__} declares no margin_value(m)")
+
+    def margin_derivative(self, m):
+        raise NotImplementedError(f"{type(self).__name__} declares no margin_derivative(m)")
+
+    def cvxpy_margin(self, m):
+        raise NotImplementedError(f"{type(self).__name__} declares no cvxpy_margin(m)")
+
+    @property
+    def n_features(self):
+        return None if self.Z is None else self.Z.shape[1]
+
+    def with_margins(self, Z):
+        """The same loss on the margin matrix ``Z`` (a shallow copy: its parameters are shared)."""
+        other = copy.copy(self)
+        other.Z, other._last = Z, (None, None)
+        return other
+
+    def margins(self, w):
+        """Zw (kept for the next call at the same w)."""
+        last_w, m = self._last
+        if last_w is None or last_w.shape != w.shape or not np.array_equal(last_w, w):
+            m = self.Z @ w
+            self._last = (np.array(w, dtype=float), m)
+        return m
+
+    def value(self, w):
+        return float(np.sum(self.margin_value(self.margins(w))))
+
+    def gradient(self, w):
+        return self.Z.T @ self.margin_derivative(self.margins(w))
+
+    def value_and_gradient(self, w):
+        m = self.margins(w)
+        return float(np.sum(self.margin_value(m))), self.Z.T @ self.margin_derivative(m)
+
+    def restrict(self, columns):
+        return self.with_margins(np.ascontiguousarray(self.Z[:, columns]))
+
+    def cvxpy_form(self, w):
+        return self.cvxpy_margin(self.Z @ w)
+
+
+class LogisticMarginLoss(MarginLoss):
     """LOGO's loss on the expected margins Z (N×J), eq. (7) without its penalty:
 
-        f(w) = Σ_n log(1 + exp(−z̄_nᵀw)),     ∇f(w) = −Zᵀ σ(−Zw).
-
-    The margins Zw of the last point are kept, so value and gradient at one w cost one product
-    with Z each way.
-    
+        f(w) = Σ_n log(1 + exp(−z̄_nᵀw)),     ∇f(w) = −Zᵀ σ(−Zw),     ℓ'(m) = −σ(−m).
 
     Examples
     --------
@@ -54,39 +129,21 @@ class LogisticMarginLoss:
     [-0.5, -1.0]
     """
 
-    def __init__(self, Z=None):
-        self.Z = Z
-        self._last = (None, None)  # (w, Zw) of the last evaluation
+    def margin_value(self, m):
+        return np.logaddexp(0.0, -m)
 
-    @property
-    def n_features(self):
-        return None if self.Z is None else self.Z.shape[1]
-
-    def _margins(self, w):
-        last_w, m = self._last
-        if last_w is None or last_w.shape != w.shape or not np.array_equal(last_w, w):
-            m = self.Z @ w
-            self._last = (np.array(w, dtype=float), m)
-        return m
-
-    def value(self, w):
-        return float(np.logaddexp(0.0, -self._margins(w)).sum())
-
-    def gradient(self, w):
-        return -(self.Z.T @ expit(-self._margins(w)))
+    def margin_derivative(self, m):
+        return -expit(-m)
 
     def value_and_gradient(self, w):
-        m = self._margins(w)
+        m = self.margins(w)
         loss = np.logaddexp(0.0, -m)
         return float(loss.sum()), -(self.Z.T @ np.exp(-m - loss))  # exp(−m)/(1+exp(−m)) stably
 
-    def restrict(self, columns):
-        return LogisticMarginLoss(np.ascontiguousarray(self.Z[:, columns]))
-
-    def cvxpy_form(self, w):
+    def cvxpy_margin(self, m):
         import cvxpy as cp
 
-        return cp.sum(cp.logistic(-self.Z @ w))
+        return cp.sum(cp.logistic(-m))
 
 
 # --- penalties ----------------------------------------------------------------------------------

@@ -226,6 +226,10 @@ class HiGHS(CvxpyBackend):
     tol_meaning = ("primal and dual feasibility, and the interior-point optimality gap "
                    "(primal_feasibility_tolerance, dual_feasibility_tolerance, ipm_optimality_tolerance)")
 
+    def translate(self, tol=None, max_iter=None, verbose=False, **extra) -> dict:
+        silence_highs_banner()  # cvxpy creates its highspy.Highs() before it sets output_flag
+        return super().translate(tol=tol, max_iter=max_iter, verbose=verbose, **extra)
+
     def accepted_options(self):
         return super().accepted_options() | highs_option_names() | {"highs_options", "write_model_file"}
 
@@ -538,12 +542,39 @@ def _cvxpy_installed_solvers() -> frozenset:
     return frozenset(cp.installed_solvers())
 
 
+@functools.lru_cache(maxsize=1)
+def silence_highs_banner() -> None:
+    """Spend HiGHS's banner where nobody sees it.
+
+    highspy (1.16) writes "Running HiGHS … THIRD_PARTY_NOTICES.md" to stdout once per process, on
+    the first log line of any instance whose ``output_flag`` is on — and ``highspy.Highs()`` logs in
+    its constructor, before any option can be set (cvxpy's HIGHS interface and fsopt's HIGHSPY
+    alike).  One bare instance with ``log_to_console`` off takes that turn; later instances print
+    only what their own ``output_flag`` asks for (a ``verbose`` solve still shows its log).
+    """
+    if not _importable("highspy"):
+        return
+    import highspy
+
+    first = highspy._Highs()  # the C++ object: its constructor logs nothing
+    first.setOptionValue("log_to_console", False)
+    first.setCallback(None, None)  # its first log line: the banner, to no console
+
+
+def quiet_highs():
+    """A ``highspy.Highs`` with its output off, that printed no banner."""
+    import highspy
+
+    silence_highs_banner()
+    highs = highspy.Highs()
+    highs.setOptionValue("output_flag", False)
+    return highs
+
+
 @functools.lru_cache(maxsize=None)
 def highs_option_names() -> frozenset:
     """HiGHS's documented option names (listed in errors; advanced ones pass ``is_highs_option``)."""
-    import highspy
-
-    return frozenset(a for a in dir(highspy.Highs().getOptions()) if not a.startswith("_"))
+    return frozenset(a for a in dir(quiet_highs().getOptions()) if not a.startswith("_"))
 
 
 def check_highs_options(options, what):
@@ -558,9 +589,7 @@ def check_highs_options(options, what):
 def is_highs_option(name: str) -> bool:
     import highspy
 
-    h = highspy.Highs()
-    h.setOptionValue("output_flag", False)
-    return h.getOptionType(name)[0] == highspy.HighsStatus.kOk
+    return quiet_highs().getOptionType(name)[0] == highspy.HighsStatus.kOk
 
 
 @functools.lru_cache(maxsize=None)

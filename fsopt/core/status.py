@@ -27,6 +27,9 @@ STATUSES = frozenset({
     INFEASIBLE_OR_UNBOUNDED, USER_LIMIT, SOLVER_ERROR, REJECTED_CERTIFICATE, TIMEOUT, SKIPPED, ERROR,
 })
 SUCCESS = frozenset({OPTIMAL, OPTIMAL_INACCURATE})  # statuses that come with a solution to certify
+NO_SOLUTION_CLAIMS = frozenset({INFEASIBLE, INFEASIBLE_INACCURATE, UNBOUNDED, UNBOUNDED_INACCURATE,
+                                INFEASIBLE_OR_UNBOUNDED})  # a solver's word that no optimum exists
+CLAIMS = SUCCESS | NO_SOLUTION_CLAIMS  # the statuses in which a solver asserts something checkable
 ALIASES = {"iteration_limit": USER_LIMIT}  # native backends' spelling of a closed-set status
 
 

@@ -22,7 +22,10 @@ solve whose certificate fails gets status ``rejected_certificate`` and is refine
 the subproblem's native method when it has one (``polish``), then re-solved at a tighter
 tolerance — before the next solver of the fallback list is tried; when none is certified,
 :class:`SolverFailed` names the solver, its status and the residual.  Every attempt is kept in
-``record.attempts`` (and ``SolverFailed.attempts``).
+``record.attempts`` (and ``SolverFailed.attempts``).  A claim that no optimum exists
+("infeasible", "unbounded", ...) is checked too where the subproblem is an LP
+(``lp_inequality_form``): by a Farkas or primal ray verified in NumPy (:mod:`fsopt.core.farkas`);
+a refuted one becomes ``rejected_certificate``, a confirmed one keeps its status.
 """
 from __future__ import annotations
 
@@ -39,6 +42,7 @@ import numpy as np
 from . import status as st
 from .composite import polish_from_parts
 from .exceptions import SolverFailed
+from .farkas import check_claim, inequality_form
 from .parts import composite_certificate, missing_parts
 from .solvers import ResolvedSolver, as_resolved
 
@@ -92,6 +96,15 @@ class SolveRecord:
     @property
     def residual(self) -> float:
         return self.certificate.get("residual", np.nan)
+
+    @property
+    def answered_by(self) -> str:
+        """Who gave this answer: "solver" (the asked solver's own), "refined" (its re-solve at a
+        tighter tolerance), "polished" (the subproblem's native polish of its rejected answer) or
+        "fallback" (another solver of the fallback list, however it was reached)."""
+        if self.attempts and self.solver != self.attempts[0].solver:
+            return "fallback"
+        return {"polish": "polished", "refine": "refined"}.get(self.stage, "solver")
 
 
 _OBSERVERS: list[list] = []
@@ -236,6 +249,14 @@ class Subproblem(ABC):
     def certificate_scale(self, solution: dict) -> float:
         return 1.0
 
+    def lp_inequality_form(self):
+        """(c, G, h) of the subproblem as the LP min cᵀx s.t. Gx ≤ h, or None (not an LP).
+        Default: from ``lp_data()`` (over 0 ≤ x ≤ 1) when the class declares it."""
+        if not callable(getattr(self, "lp_data", None)):
+            return None
+        cost, rows, row_lower, row_upper = self.lp_data()
+        return inequality_form(cost, rows, row_lower, row_upper, 0.0, 1.0)
+
     def polish(self, solution: dict) -> dict | None:
         """A better solution computed natively from a rejected one, or None (no native method).
         Default: from the parts when declared (L-BFGS-B or proximal gradient), else None."""
@@ -335,12 +356,14 @@ class Subproblem(ABC):
         record.attempts = list(attempts)
         if record.status in st.SUCCESS:
             self._certify(record)
+        elif record.status in st.NO_SOLUTION_CLAIMS:
+            self._check_claim(record)
         if not record.certified:
             attempts.append(record)
         return record
 
     def _polish(self, rejected: SolveRecord, attempts) -> SolveRecord | None:
-        if self.polish is None:  # a subproblem that declares no polish
+        if self.polish is None or not rejected.solution:  # no polish, or nothing to polish
             return None
         t0 = time.perf_counter()
         solution = self.polish(rejected.solution)
@@ -385,6 +408,18 @@ class Subproblem(ABC):
         solution, status, iterations = backend.solve(self, **opts)
         return SolveRecord(self.name, backend.name, status, solution,
                            solve_time=time.perf_counter() - t0, iterations=iterations, options=opts)
+
+    def _check_claim(self, record: SolveRecord):
+        """A claim that no optimum exists, checked in NumPy by a Farkas or primal ray
+        (:mod:`fsopt.core.farkas`) when the subproblem is an LP; a refuted claim turns the status
+        into ``rejected_certificate``.  Other subproblems have no such certificate: the claim
+        stays unchecked (empty ``certificate``)."""
+        form = self.lp_inequality_form()
+        if form is None:
+            return
+        record.certificate = check_claim(record.status, *form, tol=self.certificate_tol)
+        if not record.certificate["confirmed"]:
+            record.solver_status, record.status = record.status, st.REJECTED_CERTIFICATE
 
     def _certify(self, record: SolveRecord):
         """Certificate in NumPy; a failed one turns the status into ``rejected_certificate``."""

@@ -158,3 +158,17 @@ def check_random_state_seed(random_state):
     if random_state is None or isinstance(random_state, (numbers.Integral, np.random.Generator)):
         return np.random.default_rng(random_state)
     raise TypeError(f"random_state must be None, an int or a numpy Generator; got {type(random_state).__name__}")
+
+
+def feature_names(estimator, names=None):
+    """The names of a fitted estimator's features, as an array of str: ``names`` if given, else
+    ``feature_names_in_`` (fitted on a DataFrame), else scikit-learn's ``x0, x1, …``."""
+    n = estimator.n_features_in_
+    if names is None:
+        names = getattr(estimator, "feature_names_in_", None)
+    if names is None:
+        return np.array([f"x{j}" for j in range(n)], dtype=object)
+    names = np.asarray(names, dtype=object).astype(str)
+    if names.shape != (n,):
+        raise ValueError(f"names must give one name per feature ({n}); got {names.size}")
+    return names

@@ -41,17 +41,18 @@ def available_datasets(data_dir=None) -> dict[str, Path]:
     return found
 
 
-def load_dataset(source, data_dir=None, *, label=None, allow_missing=False):
+def load_dataset(source, data_dir=None, *, label=None, allow_missing=False, as_frame=False):
     """Return ``(X, y)`` from a name, a directory+name, or a file path.
 
     ``source`` may be ``"wdbc"`` (scikit-learn's bundled copy), a path to a CSV file, or a
     name found in ``data_dir`` / the default data directories.  ``label`` names the label column
-    (required when the file has none called ``label``); ``allow_missing`` keeps missing cells as NaN.
+    (required when the file has none called ``label``); ``allow_missing`` keeps missing cells as NaN;
+    ``as_frame`` returns X as a pandas DataFrame whose columns are the feature names.
     """
     if str(source).lower() == "wdbc":
         from sklearn.datasets import load_breast_cancer
 
-        data = load_breast_cancer()
+        data = load_breast_cancer(as_frame=as_frame)
         return data.data.astype(float), np.where(data.target == 0, "M", "B")
     path = Path(source)
     if not path.is_file():
@@ -63,15 +64,16 @@ def load_dataset(source, data_dir=None, *, label=None, allow_missing=False):
                 f"(known: {', '.join(sorted(found)) or 'none'}, plus 'wdbc'); set FSOPT_DATA or pass a path"
             )
         path = found[str(source)]
-    return read_csv(path, label=label, allow_missing=allow_missing)
+    return read_csv(path, label=label, allow_missing=allow_missing, as_frame=as_frame)
 
 
-def read_csv(path, label=None, allow_missing=False):
+def read_csv(path, label=None, allow_missing=False, as_frame=False):
     """One file in the data sets' format: features and a label column; labels kept as given.
 
     The label column is ``label`` unless ``label`` names another; a file without a ``label`` column
     and no ``label`` given is refused (its last column is not taken silently).  Missing cells are
     refused unless ``allow_missing`` (then they are NaN, for an imputation fitted later).
+    ``as_frame`` returns X as a DataFrame (the file's feature columns) instead of an array.
     """
     import pandas as pd
 
@@ -96,7 +98,7 @@ def read_csv(path, label=None, allow_missing=False):
     if np.isnan(X).any() and not allow_missing:
         row, col = np.argwhere(np.isnan(X))[0]
         raise ValueError(f"{path}: missing value at row {row}, column {frame.columns[col]!r}; impute it first")
-    return X, y
+    return (frame.astype(float), y) if as_frame else (X, y)
 
 
 def add_irrelevant_features(X, n_irrelevant, random_state=None):

@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core import status as st
-from ..core.solvers import NativeBackend, check_highs_options, register_backend
+from ..core.solvers import NativeBackend, check_highs_options, quiet_highs, register_backend
 
 
 def _declares(subproblem, method):
@@ -52,7 +52,7 @@ class HighsDirect(NativeBackend):
         cost, rows, lo, hi = subproblem.lp_data()
         current = getattr(subproblem, "data_version", None)  # None: no cache, a new model each solve
         if h is None or current is None or version != current or used != settings:
-            h = highspy.Highs()
+            h = quiet_highs()
             for key, value in settings.items():
                 if h.setOptionValue(key, value) == highspy.HighsStatus.kError:
                     raise ValueError(f"HiGHS rejected option {key}={value!r}")

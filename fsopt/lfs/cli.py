@@ -22,6 +22,7 @@ def run(args, problem, X, y) -> int:
     from ..datasets import standardize
     from .estimator import LFS
     from ..core.figures import save_figure
+    from ..core.validation import feature_names
     from .plots import plot_lfs
 
     params = dict(problem.params)
@@ -46,20 +47,22 @@ def run(args, problem, X, y) -> int:
     sizes = est.fstar_.sum(axis=1)
     freq = est.fstar_.mean(axis=0)
     top = np.argsort(-freq)[:10]
+    names = feature_names(est, problem.extra.get("feature_names"))
     print(f"problem {problem.name}: {X.shape[0]} training samples x {X.shape[1]} features; "
           f"alpha={est.alpha} tau={est.tau} gamma={est.gamma:g} solver {est.solver}")
     print(f"set size per point: mean {sizes.mean():.2f}, min {sizes.min()}, max {sizes.max()}")
     print("most selected features (share of points): "
-          + ", ".join(f"{j}:{freq[j]:.2f}" for j in top if freq[j] > 0))
+          + ", ".join(f"{names[j]} {freq[j]:.2f}" for j in top if freq[j] > 0))
     dist = np.abs(est.f_relaxed_ - est.fstar_).sum(axis=1) / X.shape[1]
     print(f"relaxed-vs-binary l1 distance / M: mean {dist.mean():.2e}, max {dist.max():.2e}")
     chk = est.lp_check_
     print(f"LPs solved: {chk['n_lps']}, all certified: {chk['all_certified']}, "
           f"worst certificate residual {chk['max_residual']:.2e}")
+    print(est.certificate_.describe())
     print(f"fit time {fit_time:.2f} s")
     if test_size:
         print(f"test error: {100 * (1 - est.score(Xt, yt)):.2f}% on {len(yt)} held-out samples")
     if args.plot:
-        save_figure(plot_lfs(est), args.plot)
+        save_figure(plot_lfs(est, names=names), args.plot)
         print(f"figure written to {args.plot}")
     return 0

@@ -135,6 +135,7 @@ class LFS(ClassifierMixin, BaseEstimator):
             fit.per_point(a) for a in ("relaxed", "beta", "eps_max", "score"))
         self.n_rounding_fallbacks_ = int(fit.per_point("fallback").sum())
         self.history_ = result.history
+        self.certificate_ = result.certificate  # who answered each LP
         self.n_iter_ = result.n_iter
         records = [rec for h in result.history for rec in h.records]
         self.lp_check_ = {"n_lps": len(records),

@@ -22,7 +22,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 from joblib import Parallel, delayed, effective_n_jobs, parallel_config
-from tqdm.auto import tqdm
+from ..core.progress import tqdm
 
 from ..core.driver import FixedPointMethod, Step
 from ..core.scaling import check_finite, constant_features, rescale

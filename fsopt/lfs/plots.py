@@ -4,14 +4,21 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core.figures import legend_beside, name_features
+from ..core.validation import feature_names
 
-def plot_lfs(estimator):
-    """Two panels from a fitted :class:`fsopt.lfs.LFS`; returns the Figure."""
+
+def plot_lfs(estimator, names=None):
+    """Two panels from a fitted :class:`fsopt.lfs.LFS`, its features named by ``names``, else its
+    ``feature_names_in_``, else x0, x1, …; returns the Figure."""
     import matplotlib.pyplot as plt
 
-    fig, (ax_f, ax_d) = plt.subplots(1, 2, figsize=(11, 3.8))
+    fig, (ax_f, ax_d) = plt.subplots(1, 2, figsize=(12, 4))
     share = 100 * estimator.fstar_.mean(axis=0)
     ax_f.vlines(np.arange(share.size), 0, share, lw=0.8, color="0.3")
+    name_features(ax_f, feature_names(estimator, names), share, np.argsort(-share)[: np.count_nonzero(share)])
+    if ax_f.get_legend_handles_labels()[0]:
+        legend_beside(ax_f)
     ax_f.set(xlabel="feature", ylabel="% of representative points", title="selected features",
              xlim=(-0.5, share.size - 0.5))
     dist = np.abs(estimator.f_relaxed_ - estimator.fstar_).sum(axis=1) / estimator.fstar_.shape[1]

@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 
 import numpy as np
+from scipy.special import expit
 
 from ..core import acceleration, blocks, solvers
 from ..core.checks import blind_certificate, patch, planted_bug, wrap_backend
@@ -17,6 +18,7 @@ from .garrote import GarroteLogistic
 from .method import LogoFixedPoint
 
 FIXED_POINT = "LOGO fixed point (3)-(7)"
+FIT_CERTIFICATE = "LOGO fit certificate"
 ACCELERATION = "LOGO acceleration"
 
 
@@ -95,6 +97,13 @@ def bound_always_holds(stack):
 def final_check_skipped(stack):
     bound_always_holds(stack)
     patch(stack, LogoFixedPoint, "kkt_violations", lambda self, iterate, active: np.zeros(0, dtype=int))
+
+
+@planted_bug("screening with another loss's gradient", catches=(FIT_CERTIFICATE,),
+             description="elimination and the working set read the logistic derivative −σ(−m) whatever "
+                         "margin loss the subproblem declares (the fit's certificate computes its own)")
+def screening_logistic(stack):
+    patch(stack, LogoFixedPoint, "_screening_derivative", lambda self, m: -expit(-m))
 
 
 # --- column-block reading (fsopt.core.blocks) ------------------------------------------------------

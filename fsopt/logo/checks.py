@@ -13,6 +13,10 @@ LOGO acceleration      averaging and Anderson stop at a fixed point of the defin
 LOGO fixed point (3)-(7) the estimator's iterates and fixed point (with elimination; X dense and in a
                        column-chunked store) against a NumPy loop over the definitions with SciPy's
                        L-BFGS-B for (7), the unit scale computed from its definition.
+LOGO fit certificate   a default fit (working set, elimination) with a user's margin loss (a squared
+                       hinge declared through the public parts) returns the full-J optimum at the
+                       margins its last solve was solved at, and its certificate says so: against a
+                       loop over the definitions and SciPy's L-BFGS-B over all J features.
 
 Random instances (``--instances``): spiral with n per class, J, σ and λ drawn from the ranges each
 check states.
@@ -29,8 +33,10 @@ from sklearn.exceptions import ConvergenceWarning
 from ..datasets.spiral import make_spiral
 from ..core.solvers import resolve_solver
 from ..core.checks import Margins, check, draws, log_uniform, probe, reference_typical_spread
+from ..core.parts import MarginLoss, NonnegL1
+from ..core.scaling import unit_scale
 from .estimator import LOGO
-from .garrote import GarroteLogistic
+from .garrote import GarroteLogistic, MarginGarrote
 
 KIND = GarroteLogistic.name
 probe(KIND, lambda: GarroteLogistic(lam=1.0))
@@ -464,3 +470,81 @@ def _stored_forms(X):
         return [("dense", X), ("sparse", sp.csc_array(X))]
     store = h5py.File(f"fsopt-check-{id(X)}", "w", driver="core", backing_store=False)
     return [("dense", X), ("store", store.create_dataset("X", data=X, chunks=(X.shape[0], 128)))]
+
+
+class SquaredHingeLoss(MarginLoss):
+    """ℓ(m) = max(0, 1 − m)², declared as a user would (:class:`~fsopt.core.parts.MarginLoss`)."""
+
+    def margin_value(self, m):
+        return np.maximum(0.0, 1.0 - m) ** 2
+
+    def margin_derivative(self, m):
+        return -2.0 * np.maximum(0.0, 1.0 - m)
+
+    def cvxpy_margin(self, m):
+        import cvxpy as cp
+
+        return cp.sum_squares(cp.pos(1 - m))
+
+
+def squared_hinge_garrote_solution(Z, lam):
+    """argmin_{v ≥ 0} Σ_n max(0, 1 − z̄_nᵀv)² + λ‖v‖₁ over every column of Z, by SciPy's
+    L-BFGS-B from the formulas (no fsopt part involved)."""
+    from scipy.optimize import minimize
+
+    def objective(v):
+        slack = np.maximum(0.0, 1.0 - Z @ v)
+        return slack @ slack + lam * v.sum(), -2.0 * (Z.T @ slack) + lam
+
+    return minimize(objective, np.zeros(Z.shape[1]), jac=True, method="L-BFGS-B",
+                    bounds=[(0.0, None)] * Z.shape[1],
+                    options={"ftol": 0.0, "gtol": 1e-12, "maxiter": 50000, "maxcor": 30}).x
+
+
+def _certificate_instances(g, quick):
+    """(X, y, label): spirals at λ = 3 (canonical: Archimedes' spiral, 50 per class, J = 250; full
+    adds Fermat's; random: shape drawn, n per class ∈ [40, 60], J ∈ [150, 300], seed drawn)."""
+    if g is None:
+        cases = [("archimedean", 50, 248, 0)] + ([] if quick else [("fermat", 50, 248, 1)])
+    else:
+        cases = [(str(g.choice(["fermat", "archimedean"])), int(g.integers(40, 61)), int(g.integers(148, 299)),
+                  int(g.integers(2**31)))]
+    for shape, n, J, seed in cases:
+        X, y = make_spiral(n, J, shape=shape, random_state=seed)
+        yield X, y, f"{shape} n={n} J={J + 2} seed {seed}"
+
+
+@check("LOGO fit certificate", "a default fit with a user's margin loss returns the full-J optimum of its "
+       "last subproblem at the margins that subproblem was solved at, and its certificate says so",
+       kinds=(MarginGarrote.name,),
+       reference="the margins by a NumPy loop over eqs (3)-(5) at the fit's margins_at_, and the squared-hinge "
+                 "garrote over all J features solved there by SciPy L-BFGS-B from its formulas")
+def fit_certificate(quick, rng=None, solver=None):
+    """The fast path (working set, elimination, checks over all features) must return what a solve
+    over all J features returns: a default LOGO fit with a squared-hinge garrote (λ = 3, θ = 1e-4)
+    gives weights w = T(x) and the point x its last margins were computed at (``margins_at_``);
+    z̄(x) by a loop over the definitions and the full-J solution v there by SciPy must agree with
+    w to 1e-3 of max w, and the fit's own certificate must hold."""
+    solver = solver or "LBFGSB"
+    margins, measured, labels = Margins(), {"diff_over_max": [], "kkt_over_bound": []}, []
+    lam = 3.0
+    for g in draws(rng, 1, seed=6):
+        for X, y, label in _certificate_instances(None if rng is None else g, quick):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", ConvergenceWarning)  # measured below
+                est = LOGO(subproblem=MarginGarrote(SquaredHingeLoss(), NonnegL1(lam)), solver=solver,
+                           theta=1e-4, max_iter=100).fit(X, y)
+            scale = unit_scale(X)
+            Z = margins_by_samples(X / scale, y, est.margins_at_ * scale, 2.0)
+            v, w = squared_hinge_garrote_solution(Z, lam), est.weights_ * scale
+            diff = float(np.max(np.abs(v - w)) / max(float(v.max()), 1e-300))
+            margins.at_most(f"weight_diff_over_max ({label})", diff, 1e-3)
+            c = est.certificate_
+            margins.at_most(f"fit_kkt_over_bound ({label})", c.kkt_residual / c.kkt_bound, 1.0)
+            margins.require(f"converged ({label})", est.converged_)
+            measured["diff_over_max"].append(diff)
+            measured["kkt_over_bound"].append(c.kkt_residual / c.kkt_bound)
+            measured.setdefault("iterations", []).append((est.n_outer_iter_, est.n_iter_))
+            labels.append(label)
+    return margins.outcome(measured, f"{'; '.join(labels)}; squared-hinge garrote lam={lam:g}, theta=1e-4, "
+                                     f"{solver} subproblems; differences relative to max v")

@@ -19,6 +19,7 @@ def run(args, problem, X, y) -> int:
     from ..datasets import standardize
     from .estimator import LOGO
     from ..core.figures import save_figure
+    from ..core.validation import feature_names
     from .plots import plot_logo
 
     params = dict(problem.params)
@@ -41,18 +42,21 @@ def run(args, problem, X, y) -> int:
     hist = est.history_
     selected = np.flatnonzero(est.get_support())
     order = selected[np.argsort(est.scores_[selected])[::-1]]
+    names = feature_names(est, problem.extra.get("feature_names"))
+    width = max((len(names[j]) for j in order[:20]), default=0)
     print(f"problem {problem.name}: {X.shape[0]} samples x {X.shape[1]} features; "
           f"solver {est.solver}; sigma={est.sigma:g} "
           + (f"lam={est.lam:g}" if est.subproblem is None else f"subproblem {est.subproblem.describe()}"))
     print(f"selected {order.size} feature(s) (weight/max > {est.threshold:g}), best first:")
     for j in order[:20]:
-        print(f"  feature {j:6d}  weight {est.weights_[j]:.6g}  normalized {est.scores_[j]:.4f}")
+        print(f"  {names[j]:<{width}}  weight {est.weights_[j]:.6g}  normalized {est.scores_[j]:.4f}")
     if order.size > 20:
         print(f"  ... and {order.size - 20} more")
     changes = [f"{h.change:.3g}" for h in hist]
     shown = changes if len(changes) <= 8 else changes[:3] + ["..."] + changes[-3:]
-    print(f"outer iterations: {est.n_iter_} ({'converged' if est.converged_ else 'NOT converged'}, "
-          f"theta_t = {', '.join(shown)})")
+    print(f"outer iterations: {est.n_outer_iter_} ({est.n_iter_} with the working set's; "
+          f"{'converged' if est.converged_ else 'NOT converged: ' + est.outcome_}, theta_t = {', '.join(shown)})")
+    print(est.certificate_.describe())
     if not est.converged_:
         print("  not converged: a larger --sigma (Theorem 2: one fixed point above some sigma) or a "
               "larger --lam usually converges; the weights above are the last iterate's")
@@ -70,6 +74,6 @@ def run(args, problem, X, y) -> int:
           f"{sum(h.n_reentered for h in hist)} re-entered; {hist[-1].n_active} active at the end")
     if args.plot:
         relevant = problem.data.get("relevant")  # a problem file may name its relevant features
-        save_figure(plot_logo(est, relevant=relevant), args.plot)
+        save_figure(plot_logo(est, relevant=relevant, names=names), args.plot)
         print(f"figure written to {args.plot}")
     return 0

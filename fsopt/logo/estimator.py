@@ -19,7 +19,7 @@ from ..core.solvers import resolve_solver
 from ..core.subproblem import Subproblem
 from ..core.validation import check_data, check_labels, transactional_fit, validate_fit
 from .garrote import GarroteLogistic
-from .method import LogoFixedPoint
+from .method import _HELD_ELEMENTS, LogoFixedPoint, screening_refusal
 
 
 class LOGO(SelectorMixin, BaseEstimator):
@@ -170,6 +170,14 @@ class LOGO(SelectorMixin, BaseEstimator):
                 raise ValueError(f"after merging {self.n_duplicate_rows_} identical rows (same features "
                                  f"and label): {exc}") from None
         subproblem = self._make_subproblem()
+        screening = self.prune_below is not None or X.shape[0] * X.shape[1] > _HELD_ELEMENTS
+        refusal = screening_refusal(subproblem) if screening else ""
+        if refusal:
+            if self.prune_below is None:  # too many margins to hold: they must be streamed
+                raise ValueError(f"{refusal}; X's {X.shape[0]} x {X.shape[1]} margins exceed the memory LOGO "
+                                 f"holds them in, so they are streamed, which needs those parts: declare them")
+            raise ValueError(f"{refusal}. Declare them, or fit without elimination (prune_below=None): every "
+                             f"outer iteration then solves over all {X.shape[1]} features")
         solver, *fallback = [resolve_solver(name, subproblem, self.solver_options)  # once per fit,
                              for name in (self.solver, *self.fallback)]  # before any work
         check_against = None if self.check_against is None else \
@@ -181,7 +189,7 @@ class LOGO(SelectorMixin, BaseEstimator):
         w0 = self._check_w0(X.shape[1])
         method = LogoFixedPoint(X, y, self.sigma, subproblem, solver, fallback, w0=w0,
                                 check_against=check_against, x_scale=stat_scale,
-                                working_set=self.working_set)
+                                working_set=self.working_set, screening=screening)
         driver = FixedPointDriver(theta=self.theta, max_iter=self.max_iter,
                                   prune_below=self.prune_below,
                                   prune_patience=self.prune_patience, callback=self.callback,
@@ -194,8 +202,11 @@ class LOGO(SelectorMixin, BaseEstimator):
         self.weights_ = result.iterate / x_scale  # weights of the features in X's own units
         self.history_ = result.history
         self.n_iter_ = result.n_iter
+        self.n_outer_iter_ = result.n_outer
         self.converged_ = result.converged
         self.outcome_ = result.outcome
+        self.certificate_ = result.certificate
+        self.margins_at_ = result.evaluated / x_scale  # weights_ = T(margins_at_)
         return self
 
     def _make_subproblem(self):

@@ -1,31 +1,43 @@
 """LOGO as a fixed-point method for the generic driver (Alg. 1 of Sun et al. 2010), with safe
-elimination of features.
+elimination of features and a certificate over all features.
 
 A feature j left out of the statistics is fixed at w_j = 0.  That is the subproblem's optimum
-(the full-J garrote (7) at the current z̄) exactly when its KKT condition holds at w_j = 0:
-    slack_j = penalty.zero_slack(0, g)_j ≥ −tol,   g_j = −Σ_n s_n z̄_nj,  s_n = σ(−wᵀz̄_n)
-(ℓ1 with w ≥ 0: slack_j = λ + g_j = ∂_j; form (8): ∂_j + ν).  A user's subproblem supplies
-``penalty.zero_slack`` (nondecreasing in g, one coordinate at a time: a lower bound of g gives
-a lower bound of the slack); a subproblem without ``penalty`` uses ``penalty_weight() + g``.
+(the full-J subproblem at the current z̄) exactly when its KKT condition holds at w_j = 0:
+    slack_j = penalty.zero_slack(w, g)_j ≥ −tol,   g_j = Σ_n ℓ'(m_n) z̄_nj,   m = Z w
+(ℓ the subproblem's margin loss, :class:`~fsopt.core.parts.MarginLoss`: ℓ'(m) = −σ(−m) for the
+logistic loss of (7); with ℓ1 on w ≥ 0, slack_j = λ + g_j; form (8): g_j + ν).  Everything is read
+from the subproblem's declared parts: ``smooth.margin_derivative`` and ``penalty.zero_slack``
+(nondecreasing in g: a lower bound of g gives a lower bound of the slack), the penalty over all J
+features being ``subproblem.penalty`` as declared before the first ``set_margins``.  A subproblem
+that does not declare them gets no elimination: LOGO refuses ``prune_below`` before any work,
+naming the missing part (:func:`screening_refusal`).
 
 Working set (default, ``working_set=True``; the outer analogue of glmnet's strong rules with a
 final KKT check, celer and skglm): the fixed point iterates on the active features only (z̄ of
-those columns, distances over the nonzero weights: cheap), and the eliminated ones wait for the
-driver's check over all features when the working set has converged — one full pass of z̄ per
-working-set round; the violators enter and the iteration goes on.  The intermediate iterates
-are then those of the working set's problem; the final one is certified over all J.
-``working_set=False``: every update solves the full-J subproblem, eliminated features kept out
-by the bound below (costlier when many re-enter: each one's z̄ column is recomputed).
+those columns, distances over the nonzero weights: cheap), in rounds closed by the driver's check
+over all features — when the working set converges, cycles, stalls or converges slowly, or after
+``round_iter`` iterations (it may be missing a feature) — one pass of z̄ per round; the most
+violating features enter (at most twice the working set, and 100: as skglm and celer grow
+theirs) and the iteration goes on.  The intermediate iterates are then those of the working
+set's problem; the final one is certified over all J.  ``working_set=False``: every update solves
+the full-J subproblem, eliminated features kept out by the bound below (costlier when many
+re-enter: each one's z̄ column is recomputed).
 
-Between the solve where ∂_j was last computed exactly (s⁰, z̄⁰, A⁰ with A = P_miss − P_hit,
-eqs 3–5) and now,
+Between the solve where ∂_j was last computed exactly (s⁰, z̄⁰, A⁰ with s = −ℓ'(m) and
+A = P_miss − P_hit, eqs 3–5) and now,
     ∂_j − ∂⁰_j = −Σ_n (s_n − s⁰_n) z̄⁰_nj − Σ_n s_n (z̄_nj − z̄⁰_nj),
 and z̄_nj − z̄⁰_nj = Σ_i (A_ni − A⁰_ni)|x_nj − x_ij| where each of P_miss, P_hit sums to 1 per row
 and |x_nj − x_ij| ∈ [0, r_j] (r_j the range of column j), so
-    ∂_j ≥ ∂⁰_j − ‖s − s⁰‖₂ ‖z̄⁰_j‖₂ − ½ r_j Σ_n s_n ‖A_n − A⁰_n‖₁.
+    ∂_j ≥ ∂⁰_j − ‖s − s⁰‖₂ ‖z̄⁰_j‖₂ − ½ r_j Σ_n |s_n| ‖A_n − A⁰_n‖₁.
 An eliminated feature stays out while this bound is ≥ −tol; where it is not, ∂_j is computed
 exactly (its z̄ column only) and the feature re-enters the same solve if it violates.  The check
 over all features computes every eliminated column.
+
+The fit's certificate (:meth:`LogoFixedPoint.certificate`): the proximal KKT residual of the last
+subproblem over all J features at the margins it was solved at, max_j |w_j − prox(w − ∇f(w))_j|
+with the declared penalty over all J and each column's gradient z̄_jᵀℓ'(m) from the declared loss
+— its own product, computed beside the screening's in the same pass over the columns, so a
+screening that used another gradient does not certify itself.
 
 Memory: z̄ is held for at most ``_HELD_ELEMENTS`` entries (N × columns).  Beyond that the
 statistics stream: z̄ is computed one column block at a time, each column's exact ∂_j (and
@@ -37,7 +49,6 @@ the N×N matrices are in memory, whatever J.
 from __future__ import annotations
 
 import numpy as np
-from scipy.special import expit
 
 from ..core.blocks import column_ranges, take_columns
 from ..core.driver import FixedPointMethod, Step
@@ -48,6 +59,21 @@ from .margins import margin_coefficients, signed_abs_sum
 _CHUNK_ELEMENTS = 2**24  # N × columns per streamed block of z̄ (128 MiB of float64)
 _HELD_ELEMENTS = 2**27  # N × columns of z̄ held in memory (1 GiB of float64), unless the working
 _MIN_KEPT = 256  # set needs more: each streamed check keeps max(room, working set, this) columns
+_MIN_ENTRANTS = 100  # a check admits the most violating features: max(this, 2 × working set)
+SCREENING_NEEDS = {"smooth": ("margin_derivative",), "penalty": ("zero_slack", "violation")}
+
+
+def screening_refusal(subproblem) -> str:
+    """Why LOGO cannot screen features for ``subproblem`` ("" if it can): the parts elimination,
+    the working set and a streamed fit read (:data:`SCREENING_NEEDS`) that it does not declare."""
+    missing = [f"{part}.{name}" for part, names in SCREENING_NEEDS.items()
+               for name in names if not hasattr(getattr(subproblem, part, None), name)]
+    if not missing:
+        return ""
+    return (f"{type(subproblem).__name__} declares no {', '.join(missing)}: LOGO's elimination and working "
+            f"set compute the gradient of a feature they hold out as z̄_jᵀℓ'(m) (smooth.margin_derivative: the "
+            f"per-sample derivative of a margin loss, see fsopt.MarginLoss) and test it with the penalty "
+            f"(penalty.zero_slack, penalty.violation, see fsopt.Penalty)")
 
 
 class LogoFixedPoint(FixedPointMethod):
@@ -62,14 +88,18 @@ class LogoFixedPoint(FixedPointMethod):
     ``x_scale``: the statistics are those of X / x_scale without forming it (distances and z̄ are
     linear in X: the kernel width becomes σ·x_scale and z̄ is divided by x_scale).
 
-    ``working_set``: see the module docstring.  ``data_passes`` counts the columns of X read
-    (distances and z̄ alike) divided by J, cumulative; the driver records it per iteration.
+    ``working_set``: see the module docstring.  ``screening``: whether features may be held out
+    (elimination, or z̄ beyond the memory budget); it needs the parts of :data:`SCREENING_NEEDS`.
+    ``data_passes`` counts the columns of X read (distances and z̄ alike) divided by J,
+    cumulative; the driver records it per iteration.
     """
 
     def __init__(self, X, y, sigma, subproblem, solver, fallback=(), solver_options=None, w0=None,
-                 check_against=None, check_tol=(1e-6, 1e-3), x_scale=1.0, working_set=True):
+                 check_against=None, check_tol=(1e-6, 1e-3), x_scale=1.0, working_set=True,
+                 screening=True):
         self.X, self.y, self.sigma, self.x_scale = X, y, sigma, x_scale
         self.subproblem = subproblem
+        self.penalty = subproblem.penalty  # over all J features (before any set_margins(columns=))
         self.solver, *self.fallback = [as_resolved(name, subproblem, solver_options)
                                        for name in (solver, *fallback)]
         self.w0 = w0
@@ -77,20 +107,25 @@ class LogoFixedPoint(FixedPointMethod):
             as_resolved(check_against, subproblem, solver_options)
         self.check_tol = check_tol
         self.working_set = working_set
+        self.screening = screening
         self.data_passes = 0.0
-        self._weights = None  # the last solve's weights over all J (held columns; 0 elsewhere)
         J = X.shape[1]
-        self._A = self._s = None  # the last subproblem's coefficients A and sigmoids s
+        self._weights = np.zeros(J)  # the last solve's weights over all J (held columns; 0 elsewhere)
+        self._record = None  # the last solve's record
+        self._A = self._S = None  # the last subproblem's coefficients A and derivatives [−ℓ'(m), ℓ'(m)]
         self._row_drift = np.zeros(X.shape[0])  # Σ_t ‖A_n⁽ᵗ⁾ − A_n⁽ᵗ⁻¹⁾‖₁ since the start
         self._epochs = []  # per solve: (s, row drift then)
-        self._grad = np.zeros(J)  # g_j (+ ν) at its last exact evaluation, ...
+        self._grad = np.zeros(J)  # g_j as the screening computes it, at its last exact evaluation, ...
+        self._own_grad = np.zeros(J)  # ... the certificate's own g_j then, ...
         self._znorm = np.zeros(J)  # ... ‖z̄_j‖₂ then, ...
         self._epoch = np.full(J, -1)  # ... and the epoch it belongs to (-1: never computed)
         self._range = None
-        self._nu = 0.0  # form (8): the multiplier of the budget at the last solve
 
     def initial_iterate(self):
         return np.ones(self.X.shape[1]) if self.w0 is None else np.asarray(self.w0, dtype=float)
+
+    def solves_all(self, active):
+        return not self.working_set or bool(active.all())
 
     def statistics(self, iterate, active):
         """(A, held, z̄ of the held columns): every active column while they fit in memory, else
@@ -104,7 +139,7 @@ class LogoFixedPoint(FixedPointMethod):
         nonzero = np.flatnonzero(active & (iterate > 0))
         if nonzero.size <= limit:  # the other active columns are checked in the update
             return A, nonzero, self._zbar(A, self._columns(nonzero))
-        self._new_epoch(A, np.full(N, 0.5))  # σ(0): the garrote's start w = 0
+        self._new_epoch(A, np.zeros(N))  # margins 0: the garrote's start w = 0
         return (A, *self._stream(np.flatnonzero(active), limit))
 
     def update(self, stats, iterate, active):
@@ -127,13 +162,16 @@ class LogoFixedPoint(FixedPointMethod):
             w = record.solution["w"]
             self._weights = np.zeros(iterate.size)
             self._weights[cols] = w
-            self._new_epoch(A, expit(-(self.subproblem.Z @ w)))
+            self._record = record
+            if not self.screening:
+                break
+            self._new_epoch(A, Z @ w)
             # ‖z̄_j‖ depends on A only: the held columns' norms once per update (entrants come
             # from the pool, whose norms _stream set), the pool's never again
-            self._set_reference(cols, self._reduced_gradient(self._smooth_gradient(w), w),
-                                Z if len(records) == 1 else None)
+            g = self.subproblem.smooth.gradient(w)
+            self._set_reference(cols, g, g, Z if len(records) == 1 else None)
             tol = self._tolerance(w)
-            self._set_reference(pool, self._gradient_of(Z_pool))
+            self._set_reference(pool, *self._gradient_of(Z_pool))
             unsure = self._unsure(unchecked, tol)
             if unsure.size:
                 room = max(_HELD_ELEMENTS // Z.shape[0] - cols.size - pool.size, cols.size, _MIN_KEPT)
@@ -152,6 +190,22 @@ class LogoFixedPoint(FixedPointMethod):
         new[cols] = w
         return Step(new, records, record.objective, reentered=cols[~active[cols]])
 
+    def certificate(self, iterate, active):
+        """The last subproblem's proximal KKT residual over all J features at the margins it was
+        solved at (module docstring), and its bound (the subproblem's own certificate tolerance).
+        Columns whose gradient at that solve is not known yet are computed (one pass over them:
+        none after a final check); without screening every column was held, and the last solve's
+        own certificate covers all J."""
+        J, record = self.X.shape[1], self._record
+        if not self.screening:
+            return {"kkt_residual": record.residual, "kkt_bound": record.certificate["bound"], "n_features": J}
+        stale = np.flatnonzero(self._epoch != len(self._epochs) - 1)
+        if stale.size:
+            self._stream(stale, keep=0)
+        w = self._weights
+        residual = float(np.max(self.penalty.violation(w, self._own_grad), initial=0.0))
+        return {"kkt_residual": residual, "kkt_bound": float(self._tolerance(w)), "n_features": J}
+
     def _stream(self, features, keep):
         """Exact ∂_j and ‖z̄_j‖ at the current epoch for ``features``, one column block at a time;
         returns the ``keep`` of them with the smallest ∂_j (violators first) and their z̄ (a
@@ -163,7 +217,7 @@ class LogoFixedPoint(FixedPointMethod):
         for start in range(0, features.size, block):
             cols = features[start:start + block]
             Z = self._zbar(self._A, self._columns(cols))
-            self._set_reference(cols, self._gradient_of(Z), Z)
+            self._set_reference(cols, *self._gradient_of(Z), Z)
             take = min(slots.size - used, cols.size)  # free slots first
             slots[used:used + take], buf[:, used:used + take] = cols[:take], Z[:, :take]
             used += take
@@ -180,33 +234,36 @@ class LogoFixedPoint(FixedPointMethod):
         order = np.argsort(slots[:used])
         return slots[:used][order], buf[:, :used][:, order]
 
-    def _new_epoch(self, A, s):
-        """A solve happened: its (A, s) become the current ones."""
+    def _screening_derivative(self, m):
+        """ℓ'(m) as the screening reads it: the declared loss's ``margin_derivative``."""
+        return self.subproblem.smooth.margin_derivative(m)
+
+    def _new_epoch(self, A, m):
+        """A solve happened at margins ``m``: its A and loss derivatives become the current ones."""
         if self._A is not None and A is not self._A:
             self._row_drift = self._row_drift + np.abs(A - self._A).sum(axis=1)
-        self._A, self._s = A, s
+        s = -np.asarray(self._screening_derivative(m), dtype=float)
+        own = np.asarray(self.subproblem.smooth.margin_derivative(m), dtype=float)
+        self._A, self._S = A, np.column_stack([-s, own])
         self._epochs.append((s, self._row_drift))
 
-    def _set_reference(self, cols, g, Z=None):
-        """∂_j exact at the current epoch for ``cols`` (and ‖z̄_j‖ from Z, when A is new to them)."""
-        self._grad[cols] = g
+    def _set_reference(self, cols, g, own, Z=None):
+        """∂_j exact at the current epoch for ``cols`` (the screening's, ``g``, and the
+        certificate's, ``own``; and ‖z̄_j‖ from Z, when A is new to them)."""
+        self._grad[cols], self._own_grad[cols] = g, own
         if Z is not None:
             self._znorm[cols] = np.linalg.norm(Z, axis=0)
         self._epoch[cols] = len(self._epochs) - 1
 
     def _lower_bound(self, out):
-        """The bound of the module docstring on g_j (+ ν) for the features ``out``."""
-        ds = np.array([np.linalg.norm(self._s - s0) for s0, _ in self._epochs])
-        dA = np.array([0.5 * self._s @ (self._row_drift - c0) for _, c0 in self._epochs])
+        """The bound of the module docstring on g_j for the features ``out`` (exact at the current
+        epoch, −inf where never computed)."""
+        s = self._epochs[-1][0]
+        ds = np.array([np.linalg.norm(s - s0) for s0, _ in self._epochs])
+        dA = np.array([0.5 * np.abs(s) @ (self._row_drift - c0) for _, c0 in self._epochs])
         e = self._epoch[out]
-        return self._grad[out] - ds[e] * self._znorm[out] - dA[e] * self._range[out]
-
-    def _reduced_gradient(self, g, w):
-        """g_j + ν, ν the multiplier of ‖w‖₁ ≤ β in form (8) (0 for form (7))."""
-        if getattr(self.subproblem, "beta", None) is None or not np.any(w > 0):
-            return g
-        self._nu = max(0.0, -float(np.mean(g[w > 0])))
-        return g + self._nu
+        bound = self._grad[out] - ds[e] * self._znorm[out] - dA[e] * self._range[out]
+        return np.where(e >= 0, bound, -np.inf)
 
     def _cross_check(self, record):
         """Solve the same subproblem with ``check_against``; record and enforce the agreement."""
@@ -227,12 +284,17 @@ class LogoFixedPoint(FixedPointMethod):
 
     def kkt_violations(self, iterate, active):
         """Every eliminated feature checked exactly against the last subproblem (streamed in column
-        blocks of z̄): those with ∂_j < −tol at w_j = 0 (tol = the certificate's,
-        1e-4·max(1, max w)).  Features whose ∂_j the last update already computed exactly at
-        this solve are not computed twice."""
+        blocks of z̄): of those with slack < −tol at w_j = 0 (tol = the certificate's,
+        1e-4·max(1, max w)), the most violating max(100, 2 × active) enter.  Features whose ∂_j
+        the last update already computed exactly at this solve are not computed twice."""
         out, tol = np.flatnonzero(~active), self._tolerance(iterate)
         self._stream(out[self._epoch[out] != len(self._epochs) - 1], keep=0)
-        return out[self._slack(self._grad[out], out) < -tol]
+        slack = self._slack(self._grad[out], out)
+        violators = np.flatnonzero(slack < -tol)
+        limit = max(_MIN_ENTRANTS, 2 * int(active.sum()))
+        if violators.size > limit:
+            violators = violators[np.argpartition(slack[violators], limit - 1)[:limit]]
+        return np.sort(out[violators])
 
     def _zbar(self, A, X):
         """z̄ of the columns X of X / x_scale (eq. 3)."""
@@ -247,39 +309,34 @@ class LogoFixedPoint(FixedPointMethod):
         return take_columns(self.X, mask)
 
     def _tolerance(self, w):
-        return self.subproblem.certificate_tol * max(1.0, float(w.max(initial=0.0)))
+        """The bound of the subproblem's own certificate at w (KKT conditions within it hold)."""
+        return self.subproblem.certificate_tol * self.subproblem.certificate_scale({"w": w})
 
     def _gradient_of(self, Z):
-        """g_j (+ ν) at w_j = 0 for the z̄ columns Z, at the last solve."""
-        return self._nu - Z.T @ self._s
-
-    def _smooth_gradient(self, w):
-        """∇f(w) of the held columns: ``subproblem.smooth.gradient``, else gradient − λ."""
-        smooth = getattr(self.subproblem, "smooth", None)
-        if smooth is not None:
-            return smooth.gradient(w)
-        return self.subproblem.gradient(w) - self.subproblem.penalty_weight()
+        """g_j at w_j = 0 for the z̄ columns Z at the last solve: the screening's and the
+        certificate's own (one product with both derivative vectors)."""
+        G = Z.T @ self._S
+        return G[:, 0], G[:, 1]
 
     def _slack(self, g, index):
         """How far w_j = 0 is optimal for the features ``index`` given (a lower bound of) their
-        smooth gradient g: the penalty's ``zero_slack`` (a separable one restricted to ``index``; a
-        non-separable one, e.g. a group penalty, on the whole vector: the held weights, the best
-        known gradients, −inf where none is known yet), else λ + g."""
-        penalty = getattr(self.subproblem, "feature_penalty", None) or getattr(self.subproblem, "penalty", None)
-        if penalty is None:
-            return self.subproblem.penalty_weight() + g
+        smooth gradient g: the penalty's ``zero_slack`` over all J — a separable one restricted to
+        ``index``; a non-separable one (a group penalty, the budget of (8)) on the whole vector:
+        the last solve's weights, and lower bounds of every other gradient (exact at this solve,
+        −inf where never computed)."""
+        penalty = self.penalty
         if getattr(penalty, "separable", True):
             part = penalty if penalty.n_features is None else penalty.restrict(index)
             return np.asarray(part.zero_slack(np.zeros_like(g), g), dtype=float)
-        grad = np.where(self._epoch >= 0, self._grad, -np.inf)
+        if self._range is None:
+            self._range = column_ranges(self.X) / self.x_scale
+        grad = self._lower_bound(np.arange(self.X.shape[1]))
         grad[index] = g
-        weights = self._weights if self._weights is not None else np.zeros(grad.size)
-        return np.asarray(penalty.zero_slack(weights, grad), dtype=float)[index]
+        return np.asarray(penalty.zero_slack(self._weights, grad), dtype=float)[index]
 
     def _unsure(self, out, tol):
-        """The features of ``out`` whose KKT condition the bound cannot show (never computed, or
-        form (8): all)."""
-        if out.size == 0 or getattr(self.subproblem, "beta", None) is not None:  # (8): ν moves
+        """The features of ``out`` whose KKT condition the bound cannot show."""
+        if out.size == 0:
             return out
         if self._range is None:
             self._range = column_ranges(self.X) / self.x_scale

@@ -3,27 +3,35 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core.figures import legend_beside, name_features
+from ..core.validation import feature_names
 
-def plot_logo(estimator, relevant=None):
-    """Two panels: normalized feature weights, and θ_t on a log scale.  Returns the Figure."""
+
+def plot_logo(estimator, relevant=None, names=None):
+    """Two panels: normalized feature weights, and θ_t on a log scale.  Features are named by
+    ``names``, else by the estimator's ``feature_names_in_``, else x0, x1, ….  Returns the Figure."""
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import MaxNLocator
 
-    fig, (ax_w, ax_t) = plt.subplots(1, 2, figsize=(11, 3.8))
+    fig, (ax_w, ax_t) = plt.subplots(1, 2, figsize=(12, 4))
     scores = estimator.scores_
     idx = np.arange(scores.size)
     ax_w.vlines(idx, 0, scores, lw=0.8, color="0.4")
     if relevant is not None:
         ax_w.plot(idx[relevant], scores[relevant], "o", color="C3", label="relevant")
     ax_w.axhline(estimator.threshold, color="C0", ls=":", lw=1,
-                 label=f"selection threshold ({estimator.threshold:g} of max)")
-    ax_w.legend(loc="upper right", fontsize=8)
+                 label=f"selection threshold\n({estimator.threshold:g} of max)")
+    selected = np.flatnonzero(estimator.get_support())
+    name_features(ax_w, feature_names(estimator, names), scores, selected[np.argsort(-scores[selected])])
+    legend_beside(ax_w)
     ax_w.set(xlabel="feature", ylabel="weight / max weight", title="LOGO feature weights",
              xlim=(-0.5, scores.size - 0.5), ylim=(0, 1.05))
     changes = [h.change for h in estimator.history_]
     ax_t.semilogy(np.arange(1, len(changes) + 1), changes, "o-", label=r"$\theta_t$")
     ax_t.axhline(estimator.theta, color="C3", ls=":", lw=1,
-                 label=f"stopping threshold θ = {estimator.theta:g}")
-    ax_t.legend(loc="upper right", fontsize=8)
+                 label=f"stopping threshold\nθ = {estimator.theta:g}")
+    ax_t.xaxis.set_major_locator(MaxNLocator(integer=True))
+    legend_beside(ax_t)
     ax_t.set(xlabel="outer iteration t", ylabel=r"$\theta_t=\|w^{(t)}-w^{(t-1)}\|_2\,/\,\|w^{(t)}\|_2$",
              title="convergence")
     fig.tight_layout()

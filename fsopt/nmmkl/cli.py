@@ -16,6 +16,7 @@ def add_arguments(parser):
 
 
 def run(args, problem, X, y) -> int:
+    from ..core.validation import feature_names
     from ..datasets import standardize
     from .baselines import fisher_score, top_m
     from .estimator import NMMKL
@@ -46,11 +47,13 @@ def run(args, problem, X, y) -> int:
     sel = np.flatnonzero(est.support_)
     print(f"problem {problem.name}: {X.shape[0]} samples x {keep.size} features; m={est.n_features} "
           f"C={est.C:g} tau={est.tau:g}; solvers {est.solver} + {est.lp_solver}")
-    names = problem.extra.get("feature_names")
+    given = problem.extra.get("feature_names")
+    names = feature_names(est, None if given is None else np.asarray(given)[keep])
+    shown = sel[np.argsort(-est.scores_[sel])]
+    width = max((len(names[j]) for j in shown), default=0)
     print("selected (feature, tau_i, recovered p, cone p, set):")
-    for j in sel[np.argsort(-est.scores_[sel])]:
-        label = names[keep[j]] if names else str(keep[j])
-        print(f"  {label:>8}  {est.scores_[j]:.6g}  {est.p_[j]:.4f}  {est.p_cone_[j]:.4f}  {est.partition_[j]}")
+    for j in shown:
+        print(f"  {names[j]:<{width}}  {est.scores_[j]:.6g}  {est.p_[j]:.4f}  {est.p_cone_[j]:.4f}  {est.partition_[j]}")
     dg = est.diagnostics_
     print(f"partition |A|={dg['n_A']} |B|={dg['n_B']} |C|={dg['n_C']}; Theorem 6 bound {est.bound_:.4g}")
     print("residuals: " + ", ".join(f"{k} {dg[k]:.2e}" for k in
@@ -59,11 +62,12 @@ def run(args, problem, X, y) -> int:
     for r in est.records_:
         print(f"  {r.subproblem:18} {r.solver:9} {r.status:10} compile {r.compile_time:.3f} s "
               f"solve {r.solve_time:.3f} s  certificate {r.residual:.2e} ({'ok' if r.certified else 'NOT certified'})")
+    print(est.certificate_.describe())
     print(f"total fit time {total:.2f} s")
     if args.plot:
         from ..core.figures import save_figure
         from .plots import plot_nmmkl
 
-        save_figure(plot_nmmkl(est, names=[names[k] for k in keep] if names else None), args.plot)
+        save_figure(plot_nmmkl(est, names=names), args.plot)
         print(f"figure written to {args.plot}")
     return 0

@@ -113,6 +113,7 @@ class NMMKL(SelectorMixin, BaseEstimator):
         self.bound_ = fit.bound
         self.diagnostics_ = fit.diagnostics
         self.history_ = result.history
+        self.certificate_ = result.certificate  # who answered each solve
         return self
 
     @property

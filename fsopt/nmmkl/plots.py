@@ -3,15 +3,19 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core.figures import legend_beside
+from ..core.validation import feature_names
+
 
 def plot_nmmkl(estimator, top=40, names=None):
-    """Left: the largest τ_i coloured by partition, selected features ringed. Right: the LP's p
-    against the cone multipliers of (8).  Returns the Figure."""
+    """Left: the largest τ_i coloured by partition, selected features ringed, each named (``names``,
+    else the estimator's ``feature_names_in_``, else x0, x1, …). Right: the LP's p against the cone
+    multipliers of (8).  Returns the Figure."""
     import matplotlib.pyplot as plt
 
     order = np.argsort(-estimator.scores_)[:top]
     colours = {"A": "C2", "B": "C1", "C": "0.6"}
-    fig, (ax_t, ax_p) = plt.subplots(1, 2, figsize=(11, 3.8))
+    fig, (ax_t, ax_p) = plt.subplots(1, 2, figsize=(12, 4))
     ranks = np.arange(order.size)
     for part, colour in colours.items():
         sel = estimator.partition_[order] == part
@@ -20,10 +24,9 @@ def plot_nmmkl(estimator, top=40, names=None):
     chosen = estimator.support_[order]
     ax_t.plot(ranks[chosen], estimator.scores_[order][chosen], "o", mfc="none", mec="k",
               label=f"selected (m={estimator.n_features})")
-    labels = [names[j] if names is not None else str(j) for j in order]
-    ax_t.set_xticks(ranks, labels, rotation=90, fontsize=7)
+    ax_t.set_xticks(ranks, feature_names(estimator, names)[order], rotation=90, fontsize=7)
     ax_t.set(ylabel=r"$\tau_i=(x_i^T(\alpha\circ y))^2$", title="features by score and partition")
-    ax_t.legend(fontsize=8)
+    legend_beside(ax_t)
     ax_p.plot(estimator.p_cone_, estimator.p_, "o", ms=4)
     ax_p.plot([0, 1], [0, 1], ":", color="0.5")
     ax_p.set(xlabel="p from the cone multipliers of (8)", ylabel="p from the LP recovery (15)",

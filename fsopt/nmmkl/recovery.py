@@ -23,6 +23,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
+from ..core.farkas import inequality_form
 from ..core.solvers import LP
 from ..core.subproblem import Subproblem
 
@@ -82,6 +83,11 @@ class PrimalRecoveryLP(Subproblem):
         return {"x": x, "p": x[:d], "nu": x[d:d + N], "delta": x[d + N:d + 2 * N],
                 "theta": float(x[d + 2 * N]), "violation": float(x[d + 2 * N + 1:].sum()),
                 "u": -np.asarray(self._eq.dual_value, dtype=float)}
+
+    def lp_inequality_form(self):
+        """(c, G, h) of the LP A x = b, lo ≤ x ≤ hi, for the NumPy check of a solver's claim
+        "infeasible" / "unbounded" (both false: the LP is feasible and c ≥ 0 on x ≥ 0 but θ)."""
+        return inequality_form(self.c, self.A, self.b, self.b, self.lo, self.hi)
 
     def objective(self, solution):
         """Objective of (15) (penalty excluded) at the solution."""

@@ -23,7 +23,8 @@ Every installed backend and profile that can solve a kind is run on it, ``repeat
 ``repetition`` column), then along the convergence schedule (``budget`` = ``tol`` or
 ``max_iter``; the study's point is ``budget`` = ``default``), every solve built and compiled afresh,
 all of one (solver, instance) pair in one fresh process (a per-solve timeout, that process's peak
-memory).  Every (solver, instance) pair left
+memory) after one untimed warm-up solve (its wall time in ``warmup_time``).  The solver's word is
+kept apart (``claim``, ``claim_confirmed``: :mod:`fsopt.tools.bench_claims`).  Every (solver, instance) pair left
 out gets a row with status ``skipped`` and the ``reason``.  Statuses come from
 :mod:`fsopt.core.status`; a solve is *solved* only when its NumPy certificate holds.  Cells already in
 ``results.jsonl`` are not rerun.  Summary, plots and report: :mod:`fsopt.tools.bench_report`.
@@ -53,9 +54,13 @@ from .study_folder import StudyFolder
 
 COLUMNS = ["problem", "kind", "size", "solver", "repetition", "budget", "tol", "max_iter", "status",
            "reason", "solved", "objective", "certificate", "certified", "error_to_reference",
-           "compile_time", "solve_time", "time", "iterations", "peak_memory", "options"]
+           "compile_time", "solve_time", "time", "iterations", "peak_memory", "options", "claim",
+           "claim_confirmed", "warmup_time"]
 DEFAULT, TOL, MAX_ITER = "default", "tol", "max_iter"
 DEFAULT_TOLERANCES = {False: [1e-2, 1e-4, 1e-6, 1e-8], True: [1e-2, 1e-4, 1e-6]}  # by quick
+# repetitions of the default solve, by quick: a median of 5 was within 2.8 % (typically) and 13 %
+# (90th percentile) of the median of 9 on a busy machine, 7 no better (benchmarks/repeat_spread.py)
+DEFAULT_REPEAT = {False: 5, True: 1}
 
 
 @dataclass(frozen=True)
@@ -318,19 +323,25 @@ def run_cell(cell: Cell, timeout: float) -> list[dict]:
         return [_row(cell, st.ERROR, solve, reason=_startup_failure(proc.exitcode)) for solve in solves]
     rows = []
     t0 = time.perf_counter()
-    for solve in solves:
+    for solve in [WARM_UP, *solves]:  # the untimed warm-up solve first, under the same limit
+        timed = solve is not WARM_UP
         if not receive.poll(timeout):
             proc.kill()
-            rows.append(_row(cell, st.TIMEOUT, solve, reason=f"no result within {timeout:g} s",
+            rows.append(_row(cell, st.TIMEOUT, solve if timed else solves[0],
+                             reason=f"no result within {timeout:g} s" + ("" if timed else
+                                    " (the untimed warm-up solve before the timed ones)"),
                              solve_time=time.perf_counter() - t0, time=timeout))
             break
         try:
-            rows.append(receive.recv())
+            message = receive.recv()
         except EOFError:  # the child died (a solver crash)
             proc.join()
-            rows.append(_row(cell, st.ERROR, solve,
-                             reason=f"the solver process died (exit code {proc.exitcode})"))
+            rows.append(_row(cell, st.ERROR, solve if timed else solves[0],
+                             reason=f"the solver process died (exit code {proc.exitcode})"
+                                    + ("" if timed else " in the untimed warm-up solve")))
             break
+        if timed:
+            rows.append(message)
         t0 = time.perf_counter()
     proc.join()
     last = rows[-1]
@@ -340,6 +351,7 @@ def run_cell(cell: Cell, timeout: float) -> list[dict]:
     return rows
 
 
+WARM_UP = "warm-up"  # the worker's message after its untimed first solve (its wall time in s)
 NOT_RUN = "not run"  # reason of the solves a cell's failure left out (run again with --retry)
 
 
@@ -405,13 +417,28 @@ def _solve_cell(cell: Cell, emit=None) -> list[dict]:
             sp = _materialize(_instance(problem, cell.size, context.allow_hook_files)[cell.kind])
         except Exception as exc:  # noqa: BLE001 - a broken instance is a result, not a stop
             sp, failure = None, f"building the instance failed: {type(exc).__name__}: {exc}"[:300]
+    warmup = _warm_up(sp, cell.solver) if sp is not None else np.nan
+    if emit is not None:
+        emit((WARM_UP, warmup))
     for solve in cell.to_run():
         row = _solve(sp, cell, solve) if sp is not None else _row(cell, st.ERROR, solve, reason=failure)
+        row["warmup_time"] = warmup
         row["peak_memory"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0  # MiB
         rows.append(row)
         if emit is not None:
             emit(row)
     return rows
+
+
+def _warm_up(sp, solver) -> float:
+    """Wall time (s) of one untimed solve at the solver's defaults: the first solve of a fresh
+    worker also pays for imports, numba's kernel loading and cvxpy's first canonicalization,
+    which the timed solves after it do not (benchopt warms up each solver the same way)."""
+    sp.invalidate()
+    t0 = time.perf_counter()
+    with contextlib.suppress(Exception):  # the timed solves record any failure
+        sp.solve(solver, refine=False)
+    return time.perf_counter() - t0
 
 
 def _solve(sp, cell, solve) -> dict:
@@ -432,8 +459,12 @@ def _solve(sp, cell, solve) -> dict:
         return _row(cell, st.ERROR, solve, reason=f"{type(exc).__name__}: {exc}"[:400])
     objective, residual, certified = _certify(sp, record)
     closed = _closed_status(record.status, certified)
+    claim = record.solver_status or record.status
+    claim = claim if claim in st.CLAIMS else ""
+    confirmed = certified if claim in st.SUCCESS else bool(record.certificate.get("confirmed", False))
     return _row(cell, closed, solve, reason="" if closed == record.status else str(record.status),
-                objective=objective, certificate=residual, certified=certified,
+                objective=objective, certificate=residual, certified=certified, claim=claim,
+                claim_confirmed=bool(claim) and confirmed,
                 compile_time=record.compile_time, solve_time=record.solve_time,
                 time=(record.compile_time or 0.0) + record.solve_time, iterations=record.iterations,
                 options=json.dumps(record.options, default=str, sort_keys=True))
@@ -442,8 +473,8 @@ def _solve(sp, cell, solve) -> dict:
 def _certify(sp, record):
     """(objective, certificate residual, certified) of a record, computed in NumPy when the
     record does not carry them (a failed attempt)."""
-    if not record.solution:
-        return np.nan, np.nan, False
+    if not record.solution:  # a claim that no optimum exists: the residual of its ray, if checked
+        return np.nan, record.certificate.get("residual", np.nan), False
     if record.certificate and record.objective is not None:
         return record.objective, record.residual, bool(record.certified)
     residual = float(sp.certificate(record.solution)["residual"])
@@ -469,8 +500,8 @@ def _row(cell, status, solve=(0, DEFAULT, None), **values):
     repetition, budget, value = solve
     row = dict.fromkeys(COLUMNS, np.nan)
     row.update(problem=cell.problem, kind=cell.kind, size=int(cell.size), solver=cell.solver,
-               repetition=int(repetition), budget=budget, options="", reason="",
-               iterations=None, certified=False, status=st.check_status(status))
+               repetition=int(repetition), budget=budget, options="", reason="", claim="",
+               iterations=None, certified=False, claim_confirmed=False, status=st.check_status(status))
     if budget != DEFAULT:
         row[budget] = value
     row.update(values)
@@ -503,8 +534,9 @@ def check_retry(retry) -> frozenset:
     return frozenset(words)
 
 
-_TEXT, _NUMBER = ("problem", "kind", "solver", "status", "reason", "options"), (
-    "objective", "certificate", "error_to_reference", "compile_time", "solve_time", "time", "peak_memory")
+_TEXT, _NUMBER = ("problem", "kind", "solver", "status", "reason", "options", "claim"), (
+    "objective", "certificate", "error_to_reference", "compile_time", "solve_time", "time", "peak_memory",
+    "warmup_time")
 
 
 def check_row(row) -> dict:
@@ -528,12 +560,18 @@ def check_row(row) -> dict:
                                          and row[row["budget"]] > 0):
         raise ValueError(f"a {row['budget']} row needs a positive {row['budget']}")
     st.check_status(row["status"])
-    for key in ("solved", "certified"):
+    for key in ("solved", "certified", "claim_confirmed"):
         if not isinstance(row[key], bool):
             raise ValueError(f"{key} must be true or false; got {row[key]!r}")
     if row["solved"] != (row["status"] in st.SUCCESS and row["certified"]):
         raise ValueError(f"solved={row['solved']} contradicts status {row['status']!r} and "
                          f"certified={row['certified']}")
+    if row["claim"] and row["claim"] not in st.CLAIMS:
+        raise ValueError(f"claim must be empty or one of {sorted(st.CLAIMS)}; got {row['claim']!r}")
+    if row["claim_confirmed"] and not row["claim"] or row["claim"] in st.SUCCESS and (
+            row["claim_confirmed"] != row["certified"]):
+        raise ValueError(f"claim_confirmed={row['claim_confirmed']} contradicts claim {row['claim']!r} "
+                         f"and certified={row['certified']}")
     if row["certified"] and not (isinstance(row["certificate"], (int, float)) and math.isfinite(row["certificate"])
                                  and isinstance(row["objective"], (int, float)) and math.isfinite(row["objective"])):
         raise ValueError("a certified row needs a finite objective and certificate")
@@ -591,19 +629,21 @@ def _pending(cell, logged, retry) -> Cell | None:
 
 
 def run(out="bench-results", quick=False, problem_names=None, solvers=None, timeout=300.0,
-        n_jobs=1, dask=None, progress=True, repeat=1, shift=10.0, retry=(), allow_hook_files=False):
+        n_jobs=1, dask=None, progress=True, repeat=None, shift=10.0, retry=(), allow_hook_files=False):
     """Run (or resume) a study; returns the tidy pandas DataFrame and writes results.csv,
     results.parquet, summary.md, the plots and report.html (:func:`fsopt.tools.bench_report.write`).
 
+    ``repeat``: repetitions of each default solve (None: ``DEFAULT_REPEAT``, 5, or 1 under ``quick``).
     ``retry``: statuses (e.g. ``"timeout,error"``) whose logged solves run again.
     ``allow_hook_files``: let ``[bench] subproblems = "module:function"`` run ``module.py`` beside
     a problem file (code you trust; off by default)."""
     import joblib
     import pandas as pd
-    from tqdm.auto import tqdm
+    from ..core.progress import tqdm
 
     from .bench_report import write
 
+    repeat = DEFAULT_REPEAT[bool(quick)] if repeat is None else repeat
     _check_arguments(timeout, repeat, n_jobs, shift)
     retry = check_retry(retry)
     for name in solvers or []:

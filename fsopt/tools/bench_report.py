@@ -1,8 +1,9 @@
 """The outputs of a solver study: tables, plots and one self-contained ``report.html``.
 
 :func:`write` puts in the study's folder ``results.csv``, ``results.parquet``, ``summary.md``
-(:func:`fsopt.tools.bench_stats.summary`), ``performance_profile.png``, ``error_vs_time.png``,
-``time_vs_size.png`` and ``report.html`` (the plots as base64 PNG, the tables, the environment,
+(:func:`fsopt.tools.bench_stats.summary`), ``claims.parquet`` (:func:`fsopt.tools.bench_claims.claim_table`),
+``performance_profile.png``, ``error_vs_time.png``, ``time_vs_size.png``, ``claim_accuracy.png`` and
+``report.html`` (the plots as base64 PNG, the tables, the environment,
 the full results filterable in plain JavaScript; no file or network access when opened).
 """
 from __future__ import annotations
@@ -18,12 +19,14 @@ from pathlib import Path
 
 import numpy as np
 
-from .bench_stats import TAUS, instance_times, performance_profile, sgm_table, summary
+from .bench_claims import CONFIDENCE, claim_table
+from .bench_stats import TAUS, instance_times, performance_profile, sgm_table, summary, timing_table
 from ..core.status import SKIPPED
 
 PLOTS = {"performance_profile.png": "Performance profiles (Dolan & Moré 2002)",
          "error_vs_time.png": "Objective error to the reference along each solver's schedule",
-         "time_vs_size.png": "Median time of certified solves against size"}
+         "time_vs_size.png": "Median time of certified solves against size",
+         "claim_accuracy.png": "Claim accuracy: confirmed-claim rate against requested tolerance"}
 
 
 def write(frame, folder, time_limit, shift=10.0):
@@ -36,9 +39,12 @@ def write(frame, folder, time_limit, shift=10.0):
     parquet = io.BytesIO()
     frame.to_parquet(parquet, index=False)
     folder.write("results.parquet", parquet.getvalue())
+    parquet = io.BytesIO()
+    claim_table(frame).to_parquet(parquet, index=False)
+    folder.write("claims.parquet", parquet.getvalue())
     folder.write("summary.md", summary(frame, time_limit, shift).encode())
-    figures = {"performance_profile.png": plot_profiles(frame), "error_vs_time.png": plot_curves(frame),
-               "time_vs_size.png": plot_sizes(frame)}
+    figures = {"performance_profile.png": _png(plot_profiles(frame)), "error_vs_time.png": _png(plot_curves(frame)),
+               "time_vs_size.png": _png(plot_sizes(frame)), "claim_accuracy.png": _png(plot_claims(claim_table(frame)))}
     for name, png in figures.items():
         folder.write(name, png)
     folder.write("report.html", report_html(frame, figures, time_limit, shift).encode())
@@ -52,20 +58,40 @@ def _figure(n):
 
     ncols = max(1, min(3, n))
     nrows = max(1, -(-n // ncols))
-    fig, axes = plt.subplots(nrows, ncols, figsize=(5 * ncols, 3.8 * nrows), squeeze=False)
+    fig, axes = plt.subplots(nrows, ncols, figsize=(5.5 * ncols, 3.8 * nrows), squeeze=False)
     for ax in axes.flat[n:]:
         ax.set_visible(False)
     if n == 0:
         fig.text(0.5, 0.5, "no certified solve: nothing to plot", ha="center", va="center")
-    return plt, fig, list(axes.flat[:n])
+    return fig, list(axes.flat[:n])
 
 
-def _png(plt, fig) -> bytes:
-    fig.tight_layout()
+def _png(fig) -> bytes:
+    import matplotlib.pyplot as plt
+
     buffer = io.BytesIO()
     fig.savefig(buffer, format="png", dpi=100)
     plt.close(fig)
     return buffer.getvalue()
+
+
+def _legend_beside(ax):
+    """The legend right of the axes, where it covers no line (the lines of a profile end at
+    ρ = 1 on the right, those of a study anywhere)."""
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
+
+
+def _log_ticks(ax, which):
+    """Labelled decades on a log axis, and 1-2-5 steps when the data span less than two decades
+    (else a narrow panel shows one label or none); minor ticks unlabelled (no crowding)."""
+    from matplotlib.ticker import LogFormatterSciNotation, LogLocator, NullFormatter
+
+    axis, (low, high) = (ax.xaxis, ax.get_xlim()) if which == "x" else (ax.yaxis, ax.get_ylim())
+    decades = np.floor(np.log10(high)) - np.ceil(np.log10(low)) + 1  # powers of 10 in view
+    axis.set_major_locator(LogLocator(subs=(1.0,) if decades >= 2 else (1.0, 2.0, 5.0)))
+    axis.set_major_formatter(LogFormatterSciNotation(minor_thresholds=(np.inf, np.inf)))  # each tick
+    axis.set_minor_formatter(NullFormatter())
 
 
 def _colours(frame):
@@ -74,11 +100,11 @@ def _colours(frame):
     return {s: plt.cm.tab20(i % 20) for i, s in enumerate(sorted(frame["solver"].unique()))}
 
 
-def plot_profiles(frame) -> bytes:
-    """ρ_s(τ), τ ∈ [1, 10³] on a log axis, one panel per subproblem kind."""
+def plot_profiles(frame):
+    """ρ_s(τ), τ ∈ [1, 10³] on a log axis, one panel per subproblem kind; returns the Figure."""
     times = instance_times(frame)
     kinds = sorted(times.index.get_level_values("kind").unique()) if len(times) else []
-    plt, fig, axes = _figure(len(kinds))
+    fig, axes = _figure(len(kinds))
     colour = _colours(frame)
     for ax, kind in zip(axes, kinds):
         block = times.xs(kind, level="kind").dropna(axis=1, how="all")
@@ -87,19 +113,19 @@ def plot_profiles(frame) -> bytes:
             ax.step(rho.index, rho[solver], where="post", color=colour[solver], label=solver)
         ax.set(xscale="log", xlim=(1, 1e3), ylim=(-0.02, 1.02), xlabel="τ (time / fastest time)",
                ylabel="ρ_s(τ): fraction solved within τ", title=f"{kind} ({len(block)} instances)")
-        ax.legend(fontsize=7, loc="lower right")
-    return _png(plt, fig)
+        _legend_beside(ax)
+    fig.tight_layout()
+    return fig
 
 
-def plot_curves(frame) -> bytes:
+def plot_curves(frame):
     """Error to the reference against time along each solver's schedule (repetition 0, largest
-    size of each problem/kind); filled markers are certified solves, hollow ones are not."""
-    from matplotlib.ticker import LogLocator, NullFormatter
-
+    size of each problem/kind); filled markers are certified solves, hollow ones are not.
+    Returns the Figure."""
     ran = frame[(frame["status"] != SKIPPED) & (frame["repetition"] == 0)
                 & np.isfinite(frame["error_to_reference"]) & np.isfinite(frame["time"])]
     groups = [(key, g[g["size"] == g["size"].max()]) for key, g in ran.groupby(["problem", "kind"])]
-    plt, fig, axes = _figure(len(groups))
+    fig, axes = _figure(len(groups))
     colour = _colours(frame)
     for ax, ((problem, kind), g) in zip(axes, groups):
         for solver, gs in g.groupby("solver"):
@@ -115,29 +141,71 @@ def plot_curves(frame) -> bytes:
                        s=70, color=colour[solver], label=None if len(curve) else solver)
         ax.set(xscale="log", yscale="log", xlabel="time (s)", ylabel="|f − f_ref| / max(1, |f_ref|)",
                title=f"{problem}: {kind}, size {int(g['size'].max()) if len(g) else '?'}")
-        ax.xaxis.set_major_locator(LogLocator(numticks=5))  # decades only: no crowded minor labels
-        ax.xaxis.set_minor_formatter(NullFormatter())
-        ax.legend(fontsize=6, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
+        _log_ticks(ax, "x")
+        _log_ticks(ax, "y")
+        _legend_beside(ax)
     if groups:
         fig.suptitle("lines: each solver along its tolerance / iteration schedule;  ● filled: certified "
                      "solve;  ○ hollow: certificate failed;  ★ the solver's default settings;  an error of 0 "
                      "is drawn at 1e-16", fontsize=9)
-    return _png(plt, fig)
+    fig.tight_layout()
+    return fig
 
 
-def plot_sizes(frame) -> bytes:
-    """Median time of certified default solves against size, one panel per problem/kind."""
+def plot_sizes(frame):
+    """Median time of certified default solves against size, one panel per problem/kind; the
+    sizes of the study are the x ticks.  Returns the Figure."""
+    from matplotlib.ticker import NullLocator
+
     ok = frame[(frame["budget"] == "default") & frame["solved"]]
     groups = list(ok.groupby(["problem", "kind"]))
-    plt, fig, axes = _figure(len(groups))
+    fig, axes = _figure(len(groups))
     colour = _colours(frame)
     for ax, ((problem, kind), g) in zip(axes, groups):
         for solver, gs in g.groupby("solver"):
             med = gs.groupby("size")["time"].median()
             ax.loglog(med.index, med.to_numpy(), "o-", color=colour[solver], label=solver)
         ax.set(title=f"{problem}: {kind}", xlabel="size", ylabel="time (s)")
-        ax.legend(fontsize=7)
-    return _png(plt, fig)
+        sizes = np.unique(g["size"])
+        ax.set_xticks(sizes, [f"{s:g}" for s in sizes])
+        ax.xaxis.set_minor_locator(NullLocator())
+        if sizes.size == 1:  # one size: a log axis around it
+            ax.set_xlim(sizes[0] / 2, sizes[0] * 2)
+        _log_ticks(ax, "y")
+        _legend_beside(ax)
+    fig.tight_layout()
+    return fig
+
+
+def plot_claims(table):
+    """Confirmed-claim rate against requested tolerance with its Wilson interval, one panel per
+    kind: o– along a solver's tolerance schedule, ★ its default solves (at its default tol);
+    each solver's points are shifted a little along x so that the intervals stay apart."""
+    points = table[np.isfinite(table["requested_tol"].astype(float))]
+    kinds = sorted(points["kind"].unique())
+    fig, axes = _figure(len(kinds))
+    colour = _colours(points)
+    for ax, kind in zip(axes, kinds):
+        block = points[points["kind"] == kind]
+        solvers = sorted(block["solver"].unique())
+        for i, (solver, g) in enumerate(block.groupby("solver")):
+            g = g.assign(requested_tol=g["requested_tol"] * 10 ** (0.25 * (i - (len(solvers) - 1) / 2)
+                                                                   / max(1, len(solvers) - 1)))
+            for part, style in ((g[g["budget"].str.startswith("tol=")].sort_values("requested_tol"), "o-"),
+                                (g[g["budget"] == "default"], "*")):
+                if len(part):
+                    err = np.vstack([part["rate"] - part["ci_low"], part["ci_high"] - part["rate"]])
+                    ax.errorbar(part["requested_tol"], part["rate"], yerr=err, fmt=style, capsize=3,
+                                color=colour[solver], ms=10 if style == "*" else 4, lw=1,
+                                label=solver if style == "o-" or len(g) == len(part) else None)
+        ax.set(xscale="log", ylim=(-0.05, 1.05), xlabel="requested tolerance",
+               ylabel="confirmed / checked claims", title=kind)
+        _legend_beside(ax)
+    if kinds:
+        fig.suptitle(f"o– along the tolerance schedule;  ★ the solver's defaults;  bars: "
+                     f"{CONFIDENCE:.0%} Wilson intervals over instances", fontsize=9)
+    fig.tight_layout()
+    return fig
 
 
 def environment() -> dict:
@@ -207,14 +275,16 @@ _SCRIPT = """
 """
 
 _RESULT_COLUMNS = ["problem", "kind", "size", "solver", "repetition", "budget", "tol", "max_iter",
-                   "status", "solved", "time", "objective", "error_to_reference", "certificate",
-                   "iterations", "peak_memory", "reason"]
+                   "status", "solved", "claim", "claim_confirmed", "time", "objective",
+                   "error_to_reference", "certificate", "iterations", "warmup_time", "peak_memory",
+                   "reason"]
 
 
 def report_html(frame, figures, time_limit, shift=10.0) -> str:
-    """One self-contained page: plots, SGM tables, environment, the filterable results."""
+    """One self-contained page: SGM, claim-accuracy and timing tables, plots, environment, the
+    filterable results."""
     esc = html.escape
-    table = sgm_table(frame, time_limit, shift)
+    table, claims, timings = sgm_table(frame, time_limit, shift), claim_table(frame), timing_table(frame)
     parts = [f"<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>fsopt bench report"
              f"</title><style>{_STYLE}</style></head><body>",
              "<h1>fsopt bench: solver comparison study</h1>",
@@ -225,7 +295,19 @@ def report_html(frame, figures, time_limit, shift=10.0) -> str:
              _nothing_solved(frame),
              f"<h2>Shifted geometric mean of time (shift {shift:g} s, unsolved at the "
              f"{time_limit:g} s limit)</h2>",
-             table.to_html(index=False, float_format=lambda v: f"{v:.4g}", border=0)]
+             table.to_html(index=False, float_format=lambda v: f"{v:.4g}", border=0),
+             f"<h2>Claim accuracy: how often each solver's word is true</h2><p>A claim is a status "
+             f"optimal, optimal_inaccurate, infeasible, unbounded (or their _inaccurate forms); it is "
+             f"confirmed when the NumPy certificate (a solution's, or a Farkas / primal ray's) holds. "
+             f"rate = confirmed / checked claims, with its {CONFIDENCE:.0%} Wilson interval; the "
+             f"residuals are the certificates of the rejected claims (∞: no ray exists).</p>",
+             claims.to_html(index=False, float_format=lambda v: f"{v:.3g}", border=0, table_id="claims"),
+             "<h2>Timings: a fresh worker's first solve against the timed ones</h2><p>Each (solver, "
+             "instance) pair runs in a fresh process whose first solve is an untimed warm-up (imports, "
+             "numba kernels, cvxpy's first canonicalization): its wall time is reported here and kept "
+             "out of every time above. spread = (max − min) / median of an instance's repetitions "
+             "(median over instances).</p>",
+             timings.to_html(index=False, float_format=lambda v: f"{v:.3g}", border=0, table_id="timings")]
     for name, title in PLOTS.items():
         data = base64.b64encode(figures[name]).decode("ascii")
         parts.append(f"<h2>{esc(title)}</h2><img alt='{esc(name)}' src='data:image/png;base64,{data}'>")

@@ -18,7 +18,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..core.status import SKIPPED
+from ..core.status import ERROR, SKIPPED, TIMEOUT
+from .bench_claims import claim_table
+from .bench_claims import markdown as claims_markdown
 
 INSTANCE = ["problem", "kind", "size"]
 TAUS = np.logspace(0, 3, 301)  # τ ∈ [1, 10³]
@@ -70,9 +72,43 @@ def sgm_table(frame, time_limit, shift=10.0) -> pd.DataFrame:
     return table.sort_values(["kind", "sgm_time"]).reset_index(drop=True)
 
 
+def timing_table(frame) -> pd.DataFrame:
+    """Per kind × solver over the instances: the median wall time of the untimed warm-up solve
+    (a fresh worker's first), the median timed default solve, their ratio, and the spread of the
+    repetitions, (max − min) / median of an instance's default solves (median over instances)."""
+    rows = frame[(frame["budget"] == "default") & frame["time"].notna()
+                 & ~frame["status"].isin([SKIPPED, TIMEOUT, ERROR])]
+    if rows.empty:
+        return pd.DataFrame(columns=["kind", "solver", "instances", "repetitions", "warmup_time", "time",
+                                     "first_over_timed", "spread"])
+    per = rows.groupby(INSTANCE + ["solver"]).agg(
+        warmup=("warmup_time", "first"), median=("time", "median"), low=("time", "min"),
+        high=("time", "max"), repetitions=("time", "size"))
+    per["spread"] = ((per["high"] - per["low"]) / per["median"]).where(per["repetitions"] > 1)
+    table = per.groupby(["kind", "solver"]).agg(
+        instances=("median", "size"), repetitions=("repetitions", "max"), warmup_time=("warmup", "median"),
+        time=("median", "median"), spread=("spread", "median")).reset_index()
+    table.insert(6, "first_over_timed", table["warmup_time"] / table["time"])
+    return table
+
+
+def timing_markdown(table) -> str:
+    lines = ["\n## Timings: a fresh worker's first solve (untimed warm-up, kept out of every time "
+             "above) against the timed ones\n",
+             "| kind | solver | first solve s | timed solve s | first / timed | spread of repetitions |",
+             "|---|---|---|---|---|---|"]
+    lines += [f"| {r.kind} | {r.solver} | {r.warmup_time:.3g} | {r.time:.3g} | {r.first_over_timed:.1f} | "
+              + ("—" if np.isnan(r.spread) else f"{r.spread:.0%} ({r.repetitions} repetitions)") + " |"
+              for r in table.itertuples()]
+    return ("\n".join(lines) + "\n\nfirst solve: wall time of a whole solve call (build, compile, solve, "
+            "certificate); timed solve: compile + solve time of the default solves (median); spread: median "
+            "over instances of (max − min) / median of the repetitions.\n")
+
+
 def summary(frame, time_limit, shift=10.0) -> str:
-    """Markdown: the SGM table per kind, then median time (spread over repetitions, error to the
-    reference, status when not solved) per instance × solver, then the skipped pairs' reasons."""
+    """Markdown: the SGM table per kind, the claim accuracy (:mod:`fsopt.tools.bench_claims`),
+    median time (spread over repetitions, error to the reference, status when not solved) per
+    instance × solver, the first solve against the timed ones, then the skipped pairs' reasons."""
     lines = [f"## Shifted geometric mean of time (s): shift {shift:g} s, unsolved counted at the "
              f"{time_limit:g} s limit; solved = NumPy certificate within its tolerance\n"]
     if not frame["solved"].any():
@@ -82,6 +118,7 @@ def summary(frame, time_limit, shift=10.0) -> str:
         lines += [f"\n**{kind}**\n", "| solver | solved | SGM time (s) | relative |", "|---|---|---|---|"]
         lines += [f"| {r.solver} | {r.solved}/{r.instances} | {r.sgm_time:.4g} | {r.relative:.2f} |"
                   for r in table.itertuples()]
+    lines.append("\n" + claims_markdown(claim_table(frame)))
     lines.append("\n## Per instance: median time s (min–max over repetitions) [error to reference]\n")
     default = frame[(frame["budget"] == "default") & (frame["status"] != SKIPPED)]
     for (problem, kind), group in default.groupby(["problem", "kind"]):
@@ -90,6 +127,7 @@ def summary(frame, time_limit, shift=10.0) -> str:
                   "|---" * (len(solvers) + 1) + "|"]
         for size, rows in group.groupby("size"):
             lines.append(f"| {size} | " + " | ".join(_cell(rows[rows["solver"] == s]) for s in solvers) + " |")
+    lines.append(timing_markdown(timing_table(frame)))
     skipped = frame[frame["status"] == SKIPPED].drop_duplicates(["kind", "solver", "reason"])
     if len(skipped):
         lines.append("\n## Skipped\n")

@@ -79,8 +79,8 @@ def _cmd_bench(args) -> int:
     skipped = frame[frame["status"] == SKIPPED]
     pairs = len(skipped.drop_duplicates(["kind", "solver"]))
     print(f"\n{len(frame)} rows ({int(frame['solved'].sum())} certified solves); in {args.out}/: "
-          f"results.csv, results.parquet, summary.md, performance_profile.png, error_vs_time.png, "
-          f"time_vs_size.png, report.html")
+          f"results.csv, results.parquet, claims.parquet, summary.md, performance_profile.png, "
+          f"error_vs_time.png, time_vs_size.png, claim_accuracy.png, report.html")
     if pairs:
         print(f"{pairs} (subproblem kind, solver) pair(s) skipped (not installed, cannot solve that "
               f"cone, or left out of --quick): each with its reason under 'Skipped' in "
@@ -122,13 +122,14 @@ def _cmd_run(args, clis) -> int:
         problem = get_problem(args.problem, args.method)
         X, y = problem.load(n_irrelevant=args.irrelevant, random_state=args.seed,
                             data_dir=args.data_dir)
-    else:  # the user's own file: z-scored, the method's defaults
-        X, y = load_dataset(args.data, data_dir=args.data_dir, label=args.label)
-        if args.irrelevant:
-            X = add_irrelevant_features(X, args.irrelevant, args.seed)
+    else:  # the user's own file: z-scored, the method's defaults, its column names
+        frame, y = load_dataset(args.data, data_dir=args.data_dir, label=args.label, as_frame=True)
+        names = [str(c) for c in frame.columns] + [f"irrelevant{i}" for i in range(args.irrelevant or 0)]
+        X = add_irrelevant_features(frame.to_numpy(), args.irrelevant or 0, args.seed)
         problem = Problem(name=Path(args.data).name, method=args.method, path=str(args.data),
                           description=f"{args.data} (z-scored)",
-                          data={"dataset": str(args.data), "standardize": True})
+                          data={"dataset": str(args.data), "standardize": True},
+                          extra={"feature_names": names})
     return clis[args.method].run(args, problem, X, y)
 
 
@@ -240,7 +241,8 @@ def build_parser(clis=None, command=None) -> argparse.ArgumentParser:
                    help="only these solvers/profiles (default: all)")
     b.add_argument("--timeout", type=float, default=300.0,
                    help="seconds per solve; unsolved solves count at this limit in the SGM")
-    b.add_argument("--repeat", type=int, default=1, help="repetitions per solve (median reported)")
+    b.add_argument("--repeat", type=int, default=None,
+                   help="repetitions of each default solve, median reported (default 5; 1 under --quick)")
     b.add_argument("--shift", type=float, default=10.0, help="shift (s) of the geometric mean")
     b.add_argument("--jobs", type=int, default=1, help="parallel solves (joblib)")
     b.add_argument("--dask", default=None, metavar="ADDRESS",

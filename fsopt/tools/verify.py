@@ -31,9 +31,11 @@ from ..core.checks import (Check, Outcome, PlantedBug, load_path, observe_solves
 from ..core.plugins import load_checks, method_module, method_packages
 from ..core.solvers import resolve_solver
 from ..core.subproblem import Subproblem
+from .bench_claims import CONFIDENCE, claim_rate
 
 CHECKS_PATH = "FSOPT_CHECKS_PATH"
 CERTIFIED, REJECTED, REFINED, FAILED = "certified", "rejected", "refined", "failed"
+CLAIMS, CONFIRMED = "claims", "confirmed"  # a solver's own answers that claim something checkable
 
 
 @dataclass
@@ -133,7 +135,9 @@ def run_check(chk: Check, quick=False, instances=None, solver=None, seed=0, refi
 def count_solves(records) -> tuple[dict, list]:
     """Per solver: solves certified as returned, rejected (a certificate that failed and was not
     repaired), refined (rejected, then repaired by the policy's polish or re-solve), failed (the
-    solver reported no solution).  Also the repaired answers, as "subproblem (stage)"."""
+    solver reported no solution); and its claims (:data:`fsopt.core.status.CLAIMS`, the solver's
+    own answers, stage "solve") and how many of them the NumPy certificates confirmed.  Also the
+    repaired answers, as "subproblem (stage)"."""
     counts, repaired = {}, []
     for final in records:
         by_solver = {}
@@ -152,6 +156,10 @@ def count_solves(records) -> tuple[dict, list]:
             else:
                 kind = FAILED
             counts.setdefault(name, Counter())[kind] += 1
+            for rec in recs:
+                if rec.stage == "solve" and (rec.solver_status or rec.status) in st.CLAIMS:
+                    counts[name][CLAIMS] += 1
+                    counts[name][CONFIRMED] += bool(rec.certified or rec.certificate.get("confirmed"))
     return counts, repaired
 
 
@@ -248,7 +256,19 @@ def summary(results, instances=None, solver=None) -> str:
              + (f"; FAILED: {', '.join(failed)}" if failed else ""),
              "worst slack per check: " + "; ".join(f"{r.check.name} {format_slack(r.outcome.slack)}" for r in results),
              "solves per solver: " + "; ".join(f"{name} {format_counts(c)}" for name, c in sorted(per_solver.items()))]
+    if solver:
+        lines.append(format_claims(solver, sum((solves_of(r, solver) for r in results), Counter())))
     return "\n".join(lines)
+
+
+def format_claims(solver, counts) -> str:
+    """How many of ``solver``'s claims the checks' certificates confirmed, with the rate's interval."""
+    n, k = counts.get(CLAIMS, 0), counts.get(CONFIRMED, 0)
+    if not n:
+        return f"{solver}'s claims: none (no optimal / infeasible / unbounded answer of its own)"
+    rate, low, high = claim_rate(k, n)
+    return (f"{solver}'s claims: {k} of {n} confirmed by the NumPy certificates ({rate:.0%}, "
+            f"{CONFIDENCE:.0%} Wilson interval [{low:.0%}, {high:.0%}])")
 
 
 def add_arguments(v):

@@ -14,7 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from joblib import Parallel, delayed
-from tqdm.auto import tqdm
+from ...core.progress import tqdm
 
 from . import lfs_table1, logo_microarray, logo_uci, nmmkl_uci
 from .papers import identify

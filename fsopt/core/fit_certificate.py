@@ -1,0 +1,108 @@
+"""What a fit's "converged" rests on: a certificate of the fit, as each solve carries its own.
+
+A fixed-point fit is certified when
+(a) its fixed-point residual θ_t = ‖T(x) − x‖ / ‖T(x)‖ at the last evaluated point x is below θ
+    (the returned answer is T(x), a certified solve, never an extrapolated point), and
+(b) the optimality conditions of the last subproblem hold over **all** the features at the
+    statistics it was solved at — measured from the subproblem's declared parts by the method
+    (:meth:`fsopt.core.driver.FixedPointMethod.certificate`), not only over the features a working
+    set held.
+It also says who answered: each solve of the fit counted by :attr:`SolveRecord.answered_by`
+(the named solver's own certified answer, refined, polished, or a fallback).
+"""
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+
+import numpy as np
+
+ANSWERS = ("solver", "refined", "polished", "fallback")  # SolveRecord.answered_by, in this order
+
+
+def count_answers(records) -> dict:
+    """How many of ``records`` each kind of answer gave (:data:`ANSWERS`, all present)."""
+    counts = Counter(r.answered_by for r in records)
+    return {kind: counts.get(kind, 0) for kind in ANSWERS}
+
+
+def asked_solvers(records) -> list[str]:
+    """The solvers the records were first asked of (the named one first), without repeats."""
+    return list(dict.fromkeys((r.attempts[0] if r.attempts else r).solver for r in records))
+
+
+@dataclass
+class FitCertificate:
+    """The certificate of one fit.
+
+    ``fixed_point_residual``: θ_t at the last iteration (the returned answer is that solve);
+    ``theta``: the threshold it must be below.  ``kkt_residual``, ``kkt_bound``: the largest
+    violation of the last subproblem's optimality conditions over ``n_features`` features at the
+    statistics it was solved at, and the bound it must not exceed (nan: the method measures none,
+    and (b) is then not claimed).  ``answers``: solves by :attr:`SolveRecord.answered_by`;
+    ``solvers``: the solvers asked, the named one first.
+
+    Examples
+    --------
+    >>> from fsopt.core.fit_certificate import FitCertificate
+    >>> c = FitCertificate(0.004, 0.01, 2e-7, 1e-4, 5000, {"solver": 7, "refined": 0, "polished": 0,
+    ...                    "fallback": 0}, ["LBFGSB"])
+    >>> c.holds, c.failed
+    (True, [])
+    """
+
+    fixed_point_residual: float
+    theta: float
+    kkt_residual: float = float("nan")
+    kkt_bound: float = float("nan")
+    n_features: int = 0
+    answers: dict = field(default_factory=dict)
+    solvers: list = field(default_factory=list)
+
+    @property
+    def fixed_point_holds(self) -> bool:
+        return bool(self.fixed_point_residual < self.theta) or self.theta == 0
+
+    @property
+    def kkt_measured(self) -> bool:
+        return not np.isnan(self.kkt_residual)
+
+    @property
+    def kkt_holds(self) -> bool:
+        return not self.kkt_measured or bool(self.kkt_residual <= self.kkt_bound)
+
+    @property
+    def holds(self) -> bool:
+        return self.fixed_point_holds and self.kkt_holds
+
+    @property
+    def failed(self) -> list[str]:
+        """The names of the conditions that do not hold: "fixed point", "kkt"."""
+        return [name for name, ok in (("fixed point", self.fixed_point_holds), ("kkt", self.kkt_holds))
+                if not ok]
+
+    @property
+    def own_answers(self) -> int:
+        return self.answers.get("solver", 0) + self.answers.get("refined", 0)
+
+    def describe(self) -> str:
+        """Two lines for a person: the certificate, then who answered."""
+        fp = ("a fixed number of passes (no fixed point claimed)" if self.theta == 0 else
+              f"fixed-point residual {self.fixed_point_residual:.3g} "
+              f"{'<' if self.fixed_point_holds else '>='} theta {self.theta:g}")
+        kkt = ("each solve certified on its own (no measurement over all features)" if not self.kkt_measured else
+               f"KKT residual over all {self.n_features} features {self.kkt_residual:.3g} "
+               f"{'<=' if self.kkt_holds else '>'} {self.kkt_bound:.3g}")
+        total = sum(self.answers.values())
+        named = self.solvers[0] if self.solvers else "?"
+        who = ", ".join(f"{n} {kind}" for kind, n in self.answers.items() if n)
+        return (f"certificate: {'holds' if self.holds else 'FAILS (' + ', '.join(self.failed) + ')'}: "
+                f"{fp}; {kkt}\n"
+                f"answers: {self.own_answers} of {total} solves were {named}'s own certified answers "
+                f"({who or 'none'})")
+
+    def as_dict(self) -> dict:
+        return {"holds": self.holds, "failed": self.failed,
+                "fixed_point_residual": self.fixed_point_residual, "theta": self.theta,
+                "kkt_residual": self.kkt_residual, "kkt_bound": self.kkt_bound,
+                "n_features": self.n_features, "answers": dict(self.answers), "solvers": list(self.solvers)}

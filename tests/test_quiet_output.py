@@ -1,0 +1,62 @@
+"""No third-party banner on the terminal: highspy writes "Running HiGHS … THIRD_PARTY_NOTICES.md"
+once per process, on the first log line of any instance with output on, and ``highspy.Highs()``
+logs in its constructor.  Each check runs in a fresh interpreter: in the test process an earlier
+test may already have spent the banner, and a check there would pass without testing anything."""
+import subprocess
+import sys
+
+import pytest
+
+BANNER = ("Running HiGHS", "Copyright", "THIRD_PARTY")
+
+# every built-in backend (no profiles) on the three problems that need them: LOGO's garrote
+# (GRADIENT, LBFGSB, PROXGRAD), NMMKL's QCQP and LP (MKLFAST, HIGHS through cvxpy), LFS's LPs
+# (HIGHSPY, TOPK); the conic solvers on all three
+BUILT_IN = ["CLARABEL", "ECOS", "SCS", "HIGHS", "HIGHSPY", "TOPK", "GRADIENT", "LBFGSB", "PROXGRAD",
+            "MKLFAST"]
+
+
+def _fresh(*args, expect=0):
+    """stdout + stderr of ``python ARGS`` in a new interpreter (exit code checked)."""
+    result = subprocess.run([sys.executable, *args], capture_output=True, text=True, timeout=600)
+    assert result.returncode == expect, result.stdout[-3000:] + result.stderr[-3000:]
+    return result.stdout + result.stderr
+
+
+def _assert_no_banner(text):
+    found = [line for line in text.splitlines() if any(word in line for word in BANNER)]
+    assert not found, f"third-party banner in the output: {found[:4]}"
+
+
+def test_solvers_table_and_unknown_solver_error_print_no_banner():
+    out = _fresh("-m", "fsopt.tools.cli", "solvers")
+    assert "HIGHSPY" in out and "highs-ipm" in out  # the table and the profiles, HiGHS's included
+    _assert_no_banner(out)
+    err = _fresh("-m", "fsopt.tools.cli", "run", "lfs", "--problem", "lfs_synthetic", "--solver", "NOPE",
+                 expect=2)
+    assert "unknown solver 'NOPE'" in err
+    _assert_no_banner(err)
+
+
+@pytest.mark.parametrize("method", ["nmmkl", "lfs"])
+def test_python_fit_prints_no_banner(method):
+    """An NMMKL fit (its LP recovery (15) by HiGHS through cvxpy) and an LFS fit (HIGHSPY)."""
+    fit = {
+        "nmmkl": "from fsopt import NMMKL; from fsopt.datasets.nmmkl_toy import make_nmmkl_toy\n"
+                 "X, y = make_nmmkl_toy(n_samples=60, random_state=0)[:2]\n"
+                 "print(NMMKL(n_features=2, lp_solver='HIGHS').fit(X, y).get_support().sum())",
+        "lfs": "from fsopt import LFS; from fsopt.datasets.lfs_synthetic import make_lfs_synthetic\n"
+               "X, y = make_lfs_synthetic(n_plus=8, n_diamond=8, n_circle=16, n_irrelevant=3, random_state=0)[:2]\n"
+               "print(LFS(n_beta=3, n_rounding=20, solver='HIGHSPY', random_state=0).fit(X, y).n_features_in_)",
+    }[method]
+    out = _fresh("-c", fit)
+    assert out.strip().splitlines()[-1].isdigit(), out  # the fit ran to its end
+    _assert_no_banner(out)
+
+
+def test_bench_over_every_built_in_backend_prints_no_banner(tmp_path):
+    out = _fresh("-m", "fsopt.tools.cli", "bench", "--quick", "--problem", "spiral", "nmmkl_scale",
+                 "lfs_synthetic", "--solver", *BUILT_IN, "--out", str(tmp_path / "bench"))
+    results = (tmp_path / "bench" / "results.csv").read_text()
+    assert all(f",{name}," in results for name in BUILT_IN)  # each backend was run
+    _assert_no_banner(out)
