@@ -67,7 +67,8 @@ def main():
     from fsopt.tools.experiments.splits import random_splits, with_irrelevant
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--data", default="/work/shared/data")
+    ap.add_argument("--data", default=None, metavar="DATA_DIR",
+                    help="directory of the data sets (default: $FSOPT_DATA, then the data shipped with fsopt)")
     ap.add_argument("--cases", nargs="+", default=["duplicated", "spirals", "uci", "colon"])
     ap.add_argument("--max-iter", type=int, default=100)
     ap.add_argument("--irrelevant", type=int, default=200)

@@ -1,7 +1,7 @@
 """LOGO with and without elimination (issue 11): same answer, and what elimination saves.
 
     python benchmarks/logo_elimination.py [--turns 1 1.5 1.75] [--irrelevant 2000 5000 20000]
-                                          [--lam 1 2] [--theta 0.01] [--colon DATA_DIR]
+                                          [--lam 1 2] [--theta 0.01] [--colon [DATA_DIR]]
 
 Spiral (N = 460, σ = 2, λ = 1, solver LBFGSB, max_iter 100 by default): for each number of turns per arm and
 each number of irrelevant features, one fit with elimination (prune_below = 1e-8) and one without
@@ -9,7 +9,7 @@ each number of irrelevant features, one fit with elimination (prune_below = 1e-8
 iterations, time, features dropped / re-entered (summed over the history), and the largest weight
 difference between the two fits relative to the largest weight.
 
-``--colon DIR``: Colon (62 × 2000, from DIR) leave-one-out as in the paper's microarray protocol
+``--colon [DIR]``: Colon (62 × 2000, shipped with fsopt, or colon.csv.gz in DIR) leave-one-out as in the paper's microarray protocol
 (σ = 5, λ = 1, genes z-scored on the training part): in how many folds the top-5 genes or the
 support differ with and without elimination, the largest weight difference, and the iterations.
 """
@@ -74,10 +74,11 @@ def main():
     ap.add_argument("--lam", type=float, nargs="+", default=[1.0])
     ap.add_argument("--theta", type=float, default=0.01)
     ap.add_argument("--max-iter", type=int, default=100)
-    ap.add_argument("--colon", metavar="DATA_DIR", help="run the Colon leave-one-out comparison instead")
+    ap.add_argument("--colon", nargs="?", const="", metavar="DATA_DIR",
+                    help="run the Colon leave-one-out comparison instead (default: the data shipped with fsopt)")
     args = ap.parse_args()
-    if args.colon:
-        colon_loocv(args.colon, args.max_iter)
+    if args.colon is not None:
+        colon_loocv(args.colon or None, args.max_iter)
         return
     print("| turns | λ | irrelevant | with elimination | without elimination | max weight diff / max w |")
     print("|---|---|---|---|---|---|")

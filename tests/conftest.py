@@ -7,7 +7,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+from fsopt.datasets import packaged_data_dir
+
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 
 
@@ -30,12 +31,17 @@ def run_fsopt(env, *args, cwd=None, expect=0):
     return result.stdout
 
 
+@pytest.fixture(autouse=True)
+def _packaged_data_only(monkeypatch):
+    """Data set names resolve to the packaged copy in every test (and its subprocesses), whatever
+    ``$FSOPT_DATA`` the user has set; tests of ``$FSOPT_DATA`` set it themselves."""
+    monkeypatch.delenv("FSOPT_DATA", raising=False)
+
+
 @pytest.fixture(scope="session")
 def data_dir():
-    """The shared benchmark data (../shared/data beside the repository, or $FSOPT_DATA)."""
-    path = Path(os.environ.get("FSOPT_DATA", SHARED_DATA))
-    assert path.is_dir(), f"benchmark data not found at {path}; set FSOPT_DATA"
-    return path
+    """The benchmark data shipped with fsopt (``fsopt/datasets/data``; ``$FSOPT_DATA`` is not read)."""
+    return packaged_data_dir()
 
 
 @pytest.fixture

@@ -10,12 +10,9 @@ import pandas as pd
 import pytest
 
 import fsopt
-from fsopt.datasets import available_datasets
 from fsopt.datasets.spiral import make_spiral
 from fsopt.tools import verify
 from fsopt.tools.cli import build_parser, main
-
-HEART = available_datasets().get("heart")  # ../shared/data or $FSOPT_DATA
 
 
 def _spiral_csv(path, label="label"):
@@ -45,9 +42,8 @@ def test_label_without_data_is_an_error(capsys):
     assert "--label" in capsys.readouterr().err
 
 
-@pytest.mark.skipif(HEART is None, reason="shared/data not beside the repository and FSOPT_DATA unset")
-def test_run_on_a_shared_data_file(capsys):
-    assert main(["run", "logo", "--data", str(HEART), "--sigma", "20",
+def test_run_on_a_packaged_data_file(data_dir, capsys):
+    assert main(["run", "logo", "--data", str(data_dir / "heart.csv.gz"), "--sigma", "20",
                  "--quiet"]) == 0
     out = capsys.readouterr().out
     assert "270 samples x 13 features" in out and "selected" in out
@@ -58,6 +54,22 @@ def test_version(capsys):
         main(["--version"])
     assert stop.value.code == 0
     assert capsys.readouterr().out.strip() == f"fsopt {fsopt.__version__}"
+
+
+NUMERICAL = {"numpy", "scipy", "cvxpy", "sklearn", "numba", "pandas", "matplotlib",
+             "fsopt.logo", "fsopt.nmmkl", "fsopt.lfs", "fsopt.tools.experiments", "fsopt.tools.verify"}
+
+
+@pytest.mark.parametrize("args", [["--version"], ["--help"], ["run", "--help"]])
+def test_version_and_help_import_no_numerical_library(args):
+    """What a fresh interpreter imports for them (``-X importtime`` lists every module)."""
+    result = subprocess.run([sys.executable, "-X", "importtime", "-m", "fsopt.tools.cli", *args],
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0 and "fsopt" in result.stdout, result.stderr[-2000:]
+    imported = {line.rsplit("|", 1)[1].strip() for line in result.stderr.splitlines()
+                if line.startswith("import time:") and "|" in line}
+    assert "fsopt.tools" in imported
+    assert not imported & NUMERICAL, sorted(imported & NUMERICAL)
 
 
 def _all_parsers(parser):
@@ -159,3 +171,28 @@ def test_bench_ends_with_a_count_of_skipped_pairs_not_their_list(tmp_path, capsy
     last = out.strip().splitlines()[-1]
     assert re.match(r"1 \(subproblem kind, solver\) pair\(s\) skipped", last), last
     assert "summary.md" in last and "garrote_logistic / HIGHS" in (out_dir / "summary.md").read_text()
+
+
+def test_run_logo_reports_the_numba_compile_time_of_its_fit(monkeypatch, capsys):
+    """A kernel compiled during the fit is counted; kernels compiled before it are not."""
+    import numba
+
+    from fsopt.logo.estimator import LOGO
+
+    def compiled_seconds():
+        assert main(["run", "logo", "--problem", "spiral", "--irrelevant", "3", "--quiet"]) == 0
+        return float(re.search(r"compiling the numba kernels: ([\d.]+) s", capsys.readouterr().out).group(1))
+
+    compiled_seconds()  # fsopt's kernels compiled (or loaded from the cache) in this process
+    assert compiled_seconds() == 0.0
+    fit = LOGO.fit
+
+    def fit_with_a_new_kernel(self, X, y):
+        def plus_one(a):
+            return a + 1.0
+
+        numba.njit(plus_one)(1.0)  # a function numba has not seen: compiled now
+        return fit(self, X, y)
+
+    monkeypatch.setattr(LOGO, "fit", fit_with_a_new_kernel)
+    assert compiled_seconds() > 0.0

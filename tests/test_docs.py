@@ -61,8 +61,13 @@ def test_the_check_api_has_one_home():
     assert CHECK_API <= set(fsopt.__all__)
 
 
-def test_ci_runs_the_readme_test_command():
-    assert 'pip install -e ".[test]" && python -m pytest -n 2' in (ROOT / ".ci" / "run").read_text()
+def test_ci_runs_the_readme_setup_commands_in_a_fresh_clone():
+    setup = (ROOT / "README.md").read_text().split("## Set-up", 1)[1].split("## ", 1)[0]
+    commands = re.search(r"^```bash\n(.*?)^```", setup, re.S | re.M).group(1).splitlines()
+    ci = (ROOT / ".ci" / "run").read_text()
+    assert len(commands) == 2 and all(f"time ({command})" in ci for command in commands), commands
+    steps = [ci.index(s) for s in ("git clone", 'cd "$CLONE"', *(f"time ({c})" for c in commands))]
+    assert steps == sorted(steps), "the set-up commands run in the clone, after it is made"
 
 
 @pytest.fixture

@@ -13,7 +13,7 @@ from fsopt.tools.experiments import PROTOCOLS, lfs_table1, nmmkl_uci, run_experi
 from fsopt.tools.experiments.papers import identify
 from fsopt.tools.experiments.splits import random_splits
 
-# The files in shared/data and the paper names each protocol must give them.
+# The data sets shipped with fsopt and the paper names each protocol must give them.
 PAPER_NAMES = {
     "logo-uci": {"twonorm": "twonorm", "waveform": "waveform", "banana": "banana", "diabetis": "diabetis",
                  "thyroid": "thyroid", "heart": "heart", "splice": "splice"},
@@ -24,7 +24,7 @@ PAPER_NAMES = {
 
 
 @pytest.mark.parametrize("protocol", sorted(PAPER_NAMES))
-def test_every_shared_data_set_is_recognised_with_its_paper_name(protocol, data_dir):
+def test_every_packaged_data_set_is_recognised_with_its_paper_name(protocol, data_dir):
     table = PROTOCOLS[protocol].PAPER
     for file in ["wdbc"] + sorted(p.name.removesuffix(".csv.gz") for p in data_dir.glob("*.csv.gz")):
         X, y = load_dataset(file if file == "wdbc" else data_dir / f"{file}.csv.gz")

@@ -82,7 +82,7 @@ def test_driver_prunes_small_entries(rng):
     assert result.active.tolist() == [True, True, False] and result.iterate[2] == 0.0
 
 
-def test_loader_reads_shared_data_by_name_path_and_directory(data_dir):
+def test_loader_reads_packaged_data_by_name_path_and_directory(data_dir):
     X, y = load_dataset("sonar", data_dir=data_dir)
     assert X.shape == (208, 60) and set(np.unique(y)) == {"M", "R"}
     X2, _ = load_dataset(data_dir / "sonar.csv.gz")

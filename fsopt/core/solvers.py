@@ -374,7 +374,7 @@ _PLUGINS = {"loaded": False, "lock": threading.Lock()}
 
 
 def _load_plugins():
-    """Register the backends of installed plugins (entry points ``fsopt.backends``) once."""
+    """Register the backends of fsopt's methods and of installed plugins once."""
     if _PLUGINS["loaded"]:
         return
     with _PLUGINS["lock"]:
@@ -384,9 +384,13 @@ def _load_plugins():
 
 
 def load_plugin_backends():
-    """Register every ``fsopt.backends`` entry point: a Backend subclass (instantiated), an
-    instance, or a module that registers its backends on import; a broken one is a ValueError
-    naming the plugin."""
+    """Register the native backends of fsopt's own methods (their packages register them on
+    import, which ``import fsopt`` does not do) and every ``fsopt.backends`` entry point: a Backend
+    subclass (instantiated), an instance, or a module that registers its backends on import; a
+    broken one is a ValueError naming the plugin."""
+    for package in plugins.method_packages().values():
+        if package.startswith("fsopt."):
+            importlib.import_module(package)
     for ep in plugins.entry_points(plugins.BACKENDS):
         _register_plugin(ep, plugins.load(ep))
 

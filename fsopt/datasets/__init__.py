@@ -1,11 +1,13 @@
-"""Data: generators and a loader for the CSV format of ``shared/data``.
+"""Data: generators, the benchmark data shipped with fsopt and a loader for their CSV format.
 
-``load_dataset`` takes a name (looked up in a data directory), a directory or a file
+``load_dataset`` takes a name (looked up in ``$FSOPT_DATA``, then in the copy shipped in this
+package, ``fsopt/datasets/data/``, whose README gives each file's source), a directory or a file
 (``.csv`` or ``.csv.gz``: feature columns and a ``label`` column).  Nothing is downloaded;
 ``"wdbc"`` comes from scikit-learn's bundled copy.
 """
 from __future__ import annotations
 
+import importlib.resources
 import os
 from pathlib import Path
 
@@ -16,12 +18,15 @@ from ..core.validation import check_random_state_seed
 _SUFFIXES = (".csv.gz", ".csv")
 
 
+def packaged_data_dir() -> Path:
+    """The directory of the benchmark data shipped with fsopt (its README: sources and contents)."""
+    return Path(str(importlib.resources.files(__name__) / "data"))
+
+
 def default_data_dirs() -> list[Path]:
-    """``$FSOPT_DATA`` (os.pathsep separated), then ``shared/data`` beside the repository."""
+    """``$FSOPT_DATA`` (os.pathsep separated, the user's own files first), then the packaged data."""
     dirs = [Path(p) for p in os.environ.get("FSOPT_DATA", "").split(os.pathsep) if p]
-    repo_shared = Path(__file__).resolve().parents[3] / "shared" / "data"
-    dirs.append(repo_shared)
-    return dirs
+    return dirs + [packaged_data_dir()]
 
 
 def available_datasets(data_dir=None) -> dict[str, Path]:
@@ -63,7 +68,7 @@ def load_dataset(source, data_dir=None, *, label=None, allow_missing=False, as_f
 
 
 def read_csv(path, label=None, allow_missing=False, as_frame=False):
-    """One file in the shared format: features and a label column; labels kept as given.
+    """One file in the data sets' format: features and a label column; labels kept as given.
 
     The label column is ``label`` unless ``label`` names another; a file without a ``label`` column
     and no ``label`` given is refused (its last column is not taken silently).  Missing cells are

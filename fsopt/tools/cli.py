@@ -201,8 +201,15 @@ def _protocols() -> str:
     return "protocols:\n" + "\n".join(rows)
 
 
-def build_parser(clis=None) -> argparse.ArgumentParser:
+def build_parser(clis=None, command=None) -> argparse.ArgumentParser:
+    """The parser of every command; with ``command`` (``""``: none, as in ``fsopt --help``), the
+    other commands are listed but their options that need numerical code (verify's, the
+    protocols') are left out, so that ``--help`` and ``--version`` import no numerical library."""
     clis = _method_clis() if clis is None else clis
+
+    def full(name):
+        return command is None or command == name
+
     fmt = _HelpFormatter
     parser = argparse.ArgumentParser(
         prog="fsopt", formatter_class=fmt,
@@ -253,21 +260,24 @@ def build_parser(clis=None) -> argparse.ArgumentParser:
                                    "(limit - value)/scale of the closest condition; 1 = measured 0, "
                                    "0 = at the tolerance, < 0 = failed.",
                        epilog=_examples("fsopt verify --quick", "fsopt verify --quick --instances 10 NMMKL"))
-    from .verify import add_arguments as verify_arguments
+    if full("verify"):
+        from .verify import add_arguments as verify_arguments
 
-    verify_arguments(v)
+        verify_arguments(v)
     e = sub.add_parser("experiment", formatter_class=fmt,
                        help="run a paper's protocol on a data set (results.csv + results.md)",
-                       description="A paper's evaluation protocol with its baselines on one data set.\n\n"
-                                   + _protocols(),
+                       description="A paper's evaluation protocol with its baselines on one data set."
+                                   + ("\n\n" + _protocols() if full("experiment") else ""),
                        epilog=_examples("fsopt experiment nmmkl-uci --data wdbc --quick --out nmmkl-wdbc"))
     e.add_argument("name", choices=["logo-microarray", "logo-uci", "nmmkl-uci", "lfs-table1"],
                    metavar="PROTOCOL", help="one of the protocols above")
     e.add_argument("--data", required=True,
-                   help="CSV file in the shared/data format, a name in --data-dir, wdbc, or a generated "
-                        "set (spiral, nmmkl-toy, lfs-synthetic)")
+                   help="CSV file (feature columns and a label column), a data set's name (sonar, "
+                        "colon, ... shipped with fsopt, or in --data-dir), wdbc, or a generated set "
+                        "(spiral, nmmkl-toy, lfs-synthetic)")
     e.add_argument("--data-dir", default=None,
-                   help="directory holding data set CSV files (default: $FSOPT_DATA, ../shared/data)")
+                   help="directory holding data set CSV files (default: $FSOPT_DATA, then the data "
+                        "shipped with fsopt)")
     e.add_argument("--quick", action="store_true", help="few splits, small grids: a smoke run")
     e.add_argument("--splits", type=int, default=None, help="outer splits (default: the paper's)")
     e.add_argument("--seed", type=int, default=0, help="seed of every random step (splits, draws, folds, rounding)")
@@ -306,7 +316,8 @@ def build_parser(clis=None) -> argparse.ArgumentParser:
                         help="add this many irrelevant N(0,1) features (default: the problem's)")
         mp.add_argument("--seed", type=_nonnegative_int, default=None, help="random seed of the data")
         mp.add_argument("--data-dir", default=None,
-                        help="directory holding data set CSV files (default: $FSOPT_DATA, ../shared/data)")
+                        help="directory holding data set CSV files (default: $FSOPT_DATA, then the "
+                             "data shipped with fsopt)")
         mp.add_argument("--solver", default=None,
                         help="backend or profile (see fsopt solvers; default: the method's)")
         mp.add_argument("--plot", default=None, metavar="FILE.png", help="save the method's figure")
@@ -317,17 +328,18 @@ def build_parser(clis=None) -> argparse.ArgumentParser:
     return parser
 
 
-def _run_method(argv):
-    """METHOD of ``fsopt run METHOD ...`` (None for any other command)."""
+def _command_words(argv):
+    """COMMAND and METHOD of ``fsopt COMMAND [METHOD] ...`` (``""`` / None where absent)."""
     words = [a for a in argv if not a.startswith("-")]
-    return words[1] if len(words) > 1 and words[0] == "run" else None
+    command = words[0] if words else ""
+    return command, words[1] if len(words) > 1 and command == "run" else None
 
 
 def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
-    method = _run_method(argv)
+    command, method = _command_words(argv)
     clis = _method_clis(method) if method is not None else {}
-    args = build_parser(clis).parse_args(argv)
+    args = build_parser(clis, command).parse_args(argv)
     args.progress = show_progress(args) if hasattr(args, "quiet") else False
     try:
         if args.command == "solvers":

@@ -38,8 +38,8 @@ def _generated():
 
 def load_data(source, data_dir=None, label=None):
     """``(X, y, name)``: a generated set (spiral, nmmkl-toy, lfs-synthetic; seed 0), ``wdbc``, a CSV
-    file in the shared/data format (label column ``label``, or the one ``label`` names; missing cells as NaN), or a
-    name found in ``data_dir`` / the default data directories."""
+    file (feature columns and a label column ``label``, or the one ``label`` names; missing cells as NaN), or a
+    name found in ``data_dir`` / the default data directories (``$FSOPT_DATA``, the packaged data)."""
     from ...datasets import load_dataset
 
     generated = _generated()

@@ -34,7 +34,7 @@ def _uci(name, d, n_samples, counts, train, test, original, all_features, logo, 
 
 
 # Table 1 (train, test, features) and Table 2 (errors % (std), FDR) of the paper; n_samples: the
-# paper's train + test and the pooled IDA copy in shared/data.
+# paper's train + test and the pooled IDA copy shipped with fsopt.
 PAPER = {e.name: e for e in (
     _uci("twonorm", 20, (7120, 7400), (3697, 3703), 120, 7000, "2.8 (0.3)", "35.0 (1.0)", "4.1 (0.9)", "2.2/1000"),
     _uci("waveform", 21, (4720, 5000), (1647, 3353), 120, 4600, "12.8 (0.9)", "33.0 (0.2)", "13.8 (1.1)",
