@@ -377,9 +377,8 @@ def fixed_point(quick, rng=None, solver=None):
         for form, data in _stored_forms(X):
             seen = []
             params = dict(theta=1e-6, max_iter=100) if converged else dict(theta=0.0, max_iter=ITERATES)
-            with warnings.catch_warnings():  # no fixed point to reach: the iterates are compared
-                if not converged:
-                    warnings.simplefilter("ignore", ConvergenceWarning)
+            with warnings.catch_warnings():  # the iterates and the answer are measured below
+                warnings.simplefilter("ignore", ConvergenceWarning)
                 est = LOGO(solver=solver, working_set=False, acceleration=None,  # full-J (7), plain
                            callback=lambda record, w: seen.append(np.array(w)), **params).fit(data, y)
             steps = max(float(np.max(np.abs(a - b))) for a, b in zip(seen[:ITERATES], iterates[:ITERATES])) / top
