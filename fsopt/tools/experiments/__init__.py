@@ -101,6 +101,7 @@ def run_experiment(name, data, out, *, quick=False, n_splits=None, random_state=
     if not isinstance(n_null, int) or n_null < 0:
         raise ValueError(f"n_null (--null) must be an int >= 0; got {n_null!r}")
     protocol = PROTOCOLS[name]
+    check_out(out, create=False)
     X, y, source = load_data(data, data_dir, label)
     paper, how = identify(protocol.PAPER, X, y, paper_dataset, source)
     flags, flag_notes, comparable = resolve_flags(paper, {"positive_class": positive_class, "impute": impute,
@@ -120,7 +121,6 @@ def run_experiment(name, data, out, *, quick=False, n_splits=None, random_state=
                 "n_splits": n, "seed": int(random_state), "impute": flags["impute"],
                 "drop_missing": flags["drop_missing"], "positive_class": None if flags["positive_class"] is None
                 else str(flags["positive_class"]), "null": n_null}
-    out = check_out(out)
     with StudyFolder(out, identity, check_row, log_name=LOG) as folder:
         done = records(folder.rows(), folder.log)
         pending = [(r, s) for r in range(n_null + 1) for s in range(n) if r * n + s not in done]
@@ -145,9 +145,10 @@ def run_experiment(name, data, out, *, quick=False, n_splits=None, random_state=
                 permuted, _ = protocol.summarize(plans[r], [done[r * n + s] for s in range(n)])
                 null_rows.append(permuted + [majority_row(source, labels[r], plans[r].splits)])
             add_chance(rows, null_rows)
-            protocol_notes.append(f"Permuted labels: the whole protocol run again on {n_null} permutations of the "
-                                  "labels (seeded), each with its own splits; 'permuted labels' is the mean error "
-                                  "over the permutations ± their standard deviation: the chance level of each row.")
+            protocol_notes.append(f"Permuted labels: the whole protocol run again on {n_null} permutation"
+                                  f"{'s' * (n_null > 1)} of the labels (seeded), each with its own splits; "
+                                  "'permuted labels' is the row's error there (the mean over the permutations "
+                                  "± their standard deviation when more than one): its chance level.")
         caption = []
         if quick:
             caption.append("Paper column blank: --quick runs fewer splits, smaller grids and fewer features than the "

@@ -37,7 +37,7 @@ def add_chance(rows, null_rows):
         if any(nr[i]["method"].split(" (")[0] != r["method"].split(" (")[0] for nr in null_rows):
             raise ValueError(f"permuted-label rows do not line up with the rows at {r['method']!r}")
         r["chance"] = float(np.mean(means))
-        r["chance_std"] = float(np.std(means, ddof=1)) if len(means) > 1 else 0.0
+        r["chance_std"] = float(np.std(means, ddof=1)) if len(means) > 1 else np.nan
     return rows
 
 
@@ -90,7 +90,8 @@ def markdown(frame, title, notes, caption=()):
              "|---|---|---:|---:|---:|" + ("---:|" if null else "") + "---:|---:|"]
     for r in frame.itertuples():
         paper = r.paper if isinstance(r.paper, str) and r.paper else "–"
-        chance = (f"{r.chance:.1f} ± {r.chance_std:.1f} | " if np.isfinite(r.chance) else "– | ") if null else ""
+        chance = ("– | " if not np.isfinite(r.chance) else f"{r.chance:.1f} | " if not np.isfinite(r.chance_std)
+                  else f"{r.chance:.1f} ± {r.chance_std:.1f} | ") if null else ""
         if r.n_splits == 0:
             lines.append(f"| {r.dataset} | {r.method} | {r.n_selected:.1f} | {r.note} | {paper} | {chance}0 | – |")
             continue
