@@ -104,7 +104,7 @@ def test_paper_flags_run_the_paper_version_and_a_deviation_is_stated(tmp_path, r
     X = rng.standard_normal((198, 33))
     X[[3, 50, 90, 150], 32] = np.nan
     y = np.repeat(["N", "R"], [151, 47])
-    X[:, 0] += 2 * (y == "R")
+    X[:, 0] += 5 * (y == "R")
     path = _write(tmp_path / "wpbc.csv.gz", X, y)
     with pytest.raises(ValueError, match="4 missing values"):
         run_experiment("nmmkl-uci", _write(tmp_path / "other.csv.gz", X[:, 1:], y), tmp_path / "x", quick=True,
@@ -118,7 +118,7 @@ def test_paper_flags_run_the_paper_version_and_a_deviation_is_stated(tmp_path, r
     text = (tmp_path / "b" / "results.md").read_text()
     assert "*Deviation: --impute mean where the paper's Wpbc takes median.*" in text  # under the table
     assert set(frame.dataset) == {"wpbc"}
-    assert frame.loc[frame.method == "linear SVM, all features", "error_mean"].item() < 20
+    assert frame.loc[frame.method == "linear SVM, all features", "error_mean"].item() < 10  # majority: 22.5
 
 
 def test_quick_runs_show_no_paper_figure_and_full_runs_do(data_dir, tmp_path):
@@ -224,7 +224,7 @@ def test_imputation_is_fitted_inside_the_training_rows_and_a_whole_file_imputati
     assert _imputation_inside_training_rows(imputer_fits, kept, y, 2)
     text = (tmp_path / "ok" / "results.md").read_text()
     assert "imputed with the training part's median" in text and "more than 50% missing" in text
-    assert frame.error_mean.max() < 45
+    assert frame[frame.method != MAJORITY].error_mean.max() < 45 < frame[frame.method == MAJORITY].error_mean.item()
     assert frame.loc[frame.method == "linear SVM, all features", "n_selected"].item() == 59  # column 5 dropped
     # planted: the whole-file median a researcher had to apply before fsopt imputed → the check fails
     imputer_fits.clear()

@@ -61,7 +61,7 @@ def warning_notes(records):
     head = (f"{n_warnings} warnings, {converged} of {fits} fits converged (a fit: one method on one split's "
             "training part, its inner CV included; converged: no ConvergenceWarning).")
     return [head] + [f"Warnings, {method}: {e['count']} {category} in {len(e['splits'])} of {len(records)} splits "
-                     f"(results used as they stand; first: {e['first'][:200]})"
+                     f"(results used as they stand; first: {' '.join(e['first'].split())[:200]})"
                      for (method, category), e in seen.items()]
 
 
