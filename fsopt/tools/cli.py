@@ -263,7 +263,8 @@ def build_parser(clis=None) -> argparse.ArgumentParser:
                        help="run a paper's protocol on a data set (results.csv + results.md)",
                        description="A paper's evaluation protocol with its baselines on one data set.\n\n"
                                    + _protocols(),
-                       epilog=_examples("fsopt experiment nmmkl-uci --data wdbc --quick --out nmmkl-wdbc"))
+                       epilog=_examples("fsopt experiment nmmkl-uci --data wdbc --quick --out nmmkl-wdbc",
+                                        "fsopt experiment --list lfs-table1"))
     e.add_argument("name", choices=["logo-microarray", "logo-uci", "nmmkl-uci", "lfs-table1"], nargs="?",
                    metavar="PROTOCOL", help="one of the protocols above")
     e.add_argument("--list", action="store_true",
