@@ -1,6 +1,7 @@
 """`fsopt experiment` on the papers' data sets: paper figures, preprocessing in the folds, label,
 seeds, warnings, parallel splits."""
 import gzip
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
@@ -10,7 +11,8 @@ from sklearn.impute import SimpleImputer
 from fsopt.datasets import load_dataset
 from fsopt.tools.cli import main
 from fsopt.tools.experiments import PROTOCOLS, lfs_table1, nmmkl_uci, run_experiment
-from fsopt.tools.experiments.papers import identify
+from fsopt.tools.experiments.papers import identify, resolve_flags
+from fsopt.tools.experiments.results import MAJORITY, majority_row
 from fsopt.tools.experiments.splits import random_splits
 
 # The data sets shipped with fsopt and the paper names each protocol must give them.
@@ -36,18 +38,135 @@ def test_every_packaged_data_set_is_recognised_with_its_paper_name(protocol, dat
             assert entry.figures or (protocol, entry.name) == ("nmmkl-uci", "Colon")  # Colon: Fig. 2 only
 
 
-def test_paper_dataset_names_a_copy_and_unknown_names_are_refused(rng):
-    X, y = rng.standard_normal((77, 30)), np.repeat([0, 1], [58, 19])
-    entry, how = identify(PROTOCOLS["logo-microarray"].PAPER, X, y, "dlbcl")
-    assert entry.name == "DLBCL" and entry.figures["LOGO"] == "2.6 (10)" and "file has 30 features" in how
+def test_paper_dataset_refuses_a_file_that_is_not_that_data_set(rng):
+    # before: DNA passed as ALLAML ran with ALLAML's split and figures, the mismatch a parenthesis in the notes
+    y = np.repeat([0, 1], [58, 19])
+    entry, how = identify(PROTOCOLS["logo-microarray"].PAPER, np.zeros((77, 5469)), y, "dlbcl")
+    assert entry.name == "DLBCL" and entry.figures["LOGO"] == "2.6 (10)" and "--paper-dataset" in how
+    with pytest.raises(ValueError, match=r"'dlbcl': f is 77 × 30, classes 19/58, not the paper's DLBCL "
+                                         r"\(77 × 5469, classes 19/58\)"):
+        identify(PROTOCOLS["logo-microarray"].PAPER, rng.standard_normal((77, 30)), y, "dlbcl", "f")
+    dna_y = np.repeat([1, 2, 3], [767, 765, 1654])
+    with pytest.raises(ValueError, match=r"dna is 3186 × 180, classes 765/767/1654, not the paper's ALLAML "
+                                         r"\(72 × 7129, classes 25/47\)"):
+        identify(lfs_table1.PAPER, np.zeros((3186, 180)), dna_y, "ALLAML", "dna")
+    allaml_y = np.repeat([1, 2], [47, 25])
+    with pytest.raises(ValueError, match=r"not the paper's Leukemia \(72 × 7070\)"):
+        identify(lfs_table1.PAPER, np.zeros((72, 7129)), allaml_y, "Leukemia", "ALLAML")
     with pytest.raises(ValueError, match="not one of this paper's data sets: prostate cancer, breast cancer, DLBCL"):
-        identify(PROTOCOLS["logo-microarray"].PAPER, X, y, "colon")
-    # a copy of the LFS paper's microarrays by shape: 72 × 7129 is ALLAML, 102 × 5966 Prostate
-    assert identify(lfs_table1.PAPER, np.zeros((72, 7129)), y[:72])[0].name == "ALLAML"
-    assert identify(lfs_table1.PAPER, np.zeros((102, 5966)), np.arange(102) % 2)[0].name == "Prostate"
-    assert identify(PROTOCOLS["logo-microarray"].PAPER, np.zeros((77, 5469)), y)[0].name == "DLBCL"
+        identify(PROTOCOLS["logo-microarray"].PAPER, np.zeros((77, 5469)), y, "colon")
+    # recognised by shape and class counts: 72 × 7129 with 25/47 is ALLAML, with other counts nothing
+    assert identify(lfs_table1.PAPER, np.zeros((72, 7129)), allaml_y)[0].name == "ALLAML"
+    assert identify(lfs_table1.PAPER, np.zeros((72, 7129)), y[:72])[0] is None
+    assert identify(lfs_table1.PAPER, np.zeros((102, 5966)), np.repeat([0, 1], [50, 52]))[0].name == "Prostate"
+    assert identify(lfs_table1.PAPER, np.zeros((3186, 180)), dna_y)[0].name == "DNA"
     # UCI's Arrhythmia copy has 279 attributes (the paper counts 278) and 452 rows (the paper 420)
     assert identify(lfs_table1.PAPER, np.zeros((452, 279)), np.arange(452) % 13)[0].name == "ARR"
+
+
+def test_a_refused_run_names_both_and_leaves_no_out(tmp_path, rng, capsys):
+    X, y = rng.standard_normal((77, 30)), np.repeat(["a", "b"], [58, 19])
+    path = _write(tmp_path / "small.csv.gz", X, y)
+    out = tmp_path / "out"
+    assert main(["experiment", "logo-microarray", "--data", str(path), "--paper-dataset", "DLBCL", "--quick",
+                 "--out", str(out)]) == 2
+    assert "small is 77 × 30, classes 19/58, not the paper's DLBCL (77 × 5469" in capsys.readouterr().err
+    assert not out.exists()  # before: an empty --out was left behind
+
+
+def test_list_shows_each_paper_data_set_with_its_flags_and_why(capsys):
+    assert main(["experiment", "--list"]) == 0
+    text = capsys.readouterr().out
+    for protocol in PROTOCOLS:
+        assert f"{protocol}: " in text
+    assert "ARR              420 or 452 × 278 or 279  [--positive-class 1 --drop-missing 0.5 --impute median]" in text
+    assert "DNA              3186 × 180, classes 765/767/1654  [--positive-class 3]" in text
+    assert "43.68 %" in text and "49.70 %" in text  # the paper's figures that justify the classes
+    assert "Wpbc" in text and "[--impute median]" in text
+    assert main(["experiment", "logo-uci"]) == 2  # neither --data nor --list
+
+
+def test_recommended_flags_apply_and_a_deviation_is_stated():
+    arr = lfs_table1.PAPER["ARR"]
+    given = {"positive_class": None, "impute": None, "drop_missing": None}
+    flags, notes, comparable = resolve_flags(arr, given)
+    assert flags == {"positive_class": "1", "impute": "median", "drop_missing": 0.5} and comparable
+    assert notes[0].startswith("The paper's ARR: --positive-class 1, --drop-missing 0.5, --impute median applied")
+    flags, notes, comparable = resolve_flags(arr, {**given, "impute": "mean"})
+    assert flags["impute"] == "mean" and comparable
+    assert "Deviation: --impute mean where the paper's ARR takes median." in notes
+    flags, notes, comparable = resolve_flags(lfs_table1.PAPER["DNA"], {**given, "positive_class": 1})
+    assert flags["positive_class"] == 1 and not comparable  # class 1 against the rest: not the paper's task
+    assert resolve_flags(None, given) == (given, [], True)
+
+
+def test_paper_flags_run_the_paper_version_and_a_deviation_is_stated(tmp_path, rng, monkeypatch):
+    # a Wpbc-shaped file, 198 × 33 with 4 missing cells: refused without --impute, unless it is the paper's Wpbc
+    X = rng.standard_normal((198, 33))
+    X[[3, 50, 90, 150], 32] = np.nan
+    y = np.repeat(["N", "R"], [151, 47])
+    X[:, 0] += 5 * (y == "R")
+    path = _write(tmp_path / "wpbc.csv.gz", X, y)
+    with pytest.raises(ValueError, match="4 missing values"):
+        run_experiment("nmmkl-uci", _write(tmp_path / "other.csv.gz", X[:, 1:], y), tmp_path / "x", quick=True,
+                       progress=False)
+    run_experiment("nmmkl-uci", path, tmp_path / "a", n_splits=1, quick=True, progress=False, paper_dataset="Wpbc")
+    text = (tmp_path / "a" / "results.md").read_text()
+    assert "- The paper's Wpbc: --impute median applied (recommended; Wpbc has 4 missing values" in text
+    assert "## NMMKL, real-data protocol (Table 3: 80/20 splits, m features → linear SVM): wpbc (198 × 33), " \
+           "the paper's Wpbc" in text
+    # another positive class than the paper's is another task: its figures are not shown (the quick
+    # run blanks them too, so run the full protocol's code on one split with the quick grid's cost)
+    wpbc = nmmkl_uci.PAPER["Wpbc"]
+    monkeypatch.setitem(nmmkl_uci.PAPER, "Wpbc", replace(wpbc, flags={**wpbc.flags, "positive_class": "R"}))
+    monkeypatch.setattr(nmmkl_uci, "GRID", nmmkl_uci.QUICK_GRID)
+    frame = run_experiment("nmmkl-uci", path, tmp_path / "b", n_splits=1, progress=False, impute="mean",
+                           positive_class="N")
+    text = (tmp_path / "b" / "results.md").read_text()
+    assert "*Deviation: --impute mean where the paper's Wpbc takes median.*" in text  # under the table
+    assert "*Deviation: --positive-class N where the paper's Wpbc takes R.*" in text
+    assert "*Paper column blank: another positive class than the paper's is another task.*" in text
+    assert frame.paper.isna().all() and "20.5 ± 4.8" not in text
+    assert set(frame.dataset) == {"wpbc"}
+    assert frame.loc[frame.method == "linear SVM, all features", "error_mean"].item() < 10  # majority: 22.5
+
+
+def test_quick_runs_show_no_paper_figure_and_full_runs_do(data_dir, tmp_path):
+    quick = run_experiment("logo-uci", data_dir / "heart.csv.gz", tmp_path / "q", quick=True, n_splits=1,
+                           progress=False)
+    text = (tmp_path / "q" / "results.md").read_text()
+    assert quick.paper.isna().all() and "19.0 (5.2)" not in text and "0.3/1000" not in text
+    assert "*Paper column blank: --quick runs fewer splits" in text
+    assert (quick.loc[quick.method == "RBF SVM, all features", "note"].item()
+            == "paper figure not shown: --quick is not the paper's protocol")
+    full = run_experiment("logo-uci", data_dir / "heart.csv.gz", tmp_path / "f", n_splits=1, progress=False)
+    text = (tmp_path / "f" / "results.md").read_text()
+    assert full.loc[full.method == "RBF SVM, all features", "paper"].item() == "45.6 (3.4)"
+    assert full.loc[full.method == "RBF SVM, all features", "n_selected"].item() == 13 + 5000
+    assert "Paper column blank" not in text and "19.0 (5.2)" in text
+    assert "0 warnings, 4 of 4 fits converged" in text  # LOGO and 3 baselines, all converged
+
+
+def test_majority_row_takes_the_training_majority():
+    y = np.array(list("aaab" "bbba"))
+    row = majority_row("toy", y, [(np.arange(4), np.arange(4, 8)), (np.arange(4, 8), np.arange(4))])
+    # split 1: 'a' (train majority) errs on 3 of 4 test rows; split 2: 'b' errs on 3 of 4; the test
+    # rows' own majority would err on 1 of 4
+    assert row["method"] == MAJORITY and row["error_mean"] == 75.0 and row["n_selected"] == 0
+
+
+def test_permuted_labels_score_at_chance_beside_the_real_ones(data_dir, tmp_path):
+    frame = run_experiment("logo-uci", data_dir / "heart.csv.gz", tmp_path, quick=True, n_splits=2,
+                           progress=False, n_null=2).set_index("method")
+    svm = frame.loc["RBF SVM, original features only (reference)"]
+    majority = frame.loc[MAJORITY]
+    assert svm.error_mean < 25 and abs(svm.chance - 50) < 10  # heart: 44 % majority-class error
+    assert majority.chance == majority.error_mean  # permuting keeps the class counts
+    assert frame.chance.notna().all() and (frame.chance_std >= 0).all()
+    text = (tmp_path / "results.md").read_text()
+    assert "| permuted labels |" in text and "on 2 permutations of the labels" in text
+    assert len(pd.read_csv(tmp_path / "results.csv")) == len(frame)
+    assert sum(1 for _ in open(tmp_path / "splits.jsonl")) == 2 * 3  # real + 2 permutations, 2 splits each
 
 
 def _write(path, X, y, label="label"):
@@ -68,7 +187,7 @@ def test_a_file_without_label_column_needs_label(tmp_path, data_dir, capsys):
     with pytest.raises(ValueError, match="label column 'nope' not found"):
         run_experiment("nmmkl-uci", path, out, quick=True, progress=False, label="nope")
     frame = run_experiment("nmmkl-uci", path, out, quick=True, n_splits=1, progress=False, label="class")
-    assert frame.loc[frame.method == "NMMKL (m = 10)", "paper"].item() == "25.0 ± 2.3 (acc 75.0)"
+    assert "recognised as the paper's Sonar" in (out / "results.md").read_text()
 
 
 @pytest.fixture
@@ -115,7 +234,8 @@ def test_imputation_is_fitted_inside_the_training_rows_and_a_whole_file_imputati
     assert _imputation_inside_training_rows(imputer_fits, kept, y, 2)
     text = (tmp_path / "ok" / "results.md").read_text()
     assert "imputed with the training part's median" in text and "more than 50% missing" in text
-    assert frame.error_mean.max() < 45
+    assert frame[frame.method != MAJORITY].error_mean.max() < 45 < frame[frame.method == MAJORITY].error_mean.item()
+    assert frame.loc[frame.method == "linear SVM, all features", "n_selected"].item() == 59  # column 5 dropped
     # planted: the whole-file median a researcher had to apply before fsopt imputed → the check fails
     imputer_fits.clear()
     load = experiments.load_data
@@ -199,6 +319,7 @@ def test_every_warning_of_every_method_is_counted_and_named(data_dir, tmp_path, 
     run_experiment("nmmkl-uci", data_dir / "sonar.csv.gz", tmp_path, quick=True, progress=False)
     text = (tmp_path / "results.md").read_text()
     assert "Warnings, L1-SVM: " in text and " ConvergenceWarning in 2 of 2 splits" in text
+    assert "12 of 14 fits converged" in text  # 7 fits a split (6 selectors at m = 10 and the SVM); L1-SVM's failed
 
 
 def test_parallel_splits_give_the_serial_results(data_dir, tmp_path):

@@ -95,12 +95,17 @@ def _cmd_verify(args) -> int:
 
 
 def _cmd_experiment(args) -> int:
-    from .experiments import run_experiment
+    from .experiments import paper_datasets, run_experiment
 
+    if args.list:
+        print(paper_datasets(args.name))
+        return 0
+    if args.name is None or args.data is None:
+        raise ValueError("fsopt experiment needs PROTOCOL and --data (or --list)")
     frame = run_experiment(args.name, args.data, args.out, quick=args.quick, n_splits=args.splits,
                            random_state=args.seed, progress=args.progress, data_dir=args.data_dir,
                            label=args.label, paper_dataset=args.paper_dataset, positive_class=args.positive_class,
-                           impute=args.impute, drop_missing=args.drop_missing, n_jobs=args.jobs)
+                           impute=args.impute, drop_missing=args.drop_missing, n_jobs=args.jobs, n_null=args.null)
     if not args.quiet:
         shown = frame.assign(paper=frame.paper.fillna("–"), note=frame.note.fillna(""))
         print(shown.to_string(index=False, float_format=lambda v: f"{v:.2f}"))
@@ -268,10 +273,13 @@ def build_parser(clis=None, command=None) -> argparse.ArgumentParser:
                        help="run a paper's protocol on a data set (results.csv + results.md)",
                        description="A paper's evaluation protocol with its baselines on one data set."
                                    + ("\n\n" + _protocols() if full("experiment") else ""),
-                       epilog=_examples("fsopt experiment nmmkl-uci --data wdbc --quick --out nmmkl-wdbc"))
-    e.add_argument("name", choices=["logo-microarray", "logo-uci", "nmmkl-uci", "lfs-table1"],
+                       epilog=_examples("fsopt experiment nmmkl-uci --data wdbc --quick --out nmmkl-wdbc",
+                                        "fsopt experiment --list lfs-table1"))
+    e.add_argument("name", choices=["logo-microarray", "logo-uci", "nmmkl-uci", "lfs-table1"], nargs="?",
                    metavar="PROTOCOL", help="one of the protocols above")
-    e.add_argument("--data", required=True,
+    e.add_argument("--list", action="store_true",
+                   help="list the papers' data sets (of PROTOCOL, or all) with their recommended flags")
+    e.add_argument("--data", default=None,
                    help="CSV file (feature columns and a label column), a data set's name (sonar, "
                         "colon, ... shipped with fsopt, or in --data-dir), wdbc, or a generated set "
                         "(spiral, nmmkl-toy, lfs-synthetic)")
@@ -292,6 +300,8 @@ def build_parser(clis=None, command=None) -> argparse.ArgumentParser:
     e.add_argument("--drop-missing", type=float, default=None, metavar="FRACTION",
                    help="drop columns with more than FRACTION missing in the training part")
     e.add_argument("--jobs", type=int, default=1, help="outer splits in parallel (results as a serial run)")
+    e.add_argument("--null", type=int, default=0, metavar="N",
+                   help="also run the protocol on N label permutations: each method's chance level")
     run = sub.add_parser("run", formatter_class=fmt, help="fit a method on your data or a declared problem",
                          description="Fit one method on a CSV file of your own (--data) or on a "
                                      "declared problem (--problem; see fsopt problems).",

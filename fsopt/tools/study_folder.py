@@ -33,9 +33,11 @@ NOFOLLOW = os.O_NOFOLLOW | os.O_CLOEXEC
 ROW_ERRORS = (ValueError, KeyError, TypeError, AttributeError)
 
 
-def check_out(out, what="--out") -> Path:
+def check_out(out, what="--out", create=True) -> Path:
     """Create ``out`` (a directory) and prove it writable; a ValueError naming it when it is a
-    file, a symbolic link, under a file, or cannot be written."""
+    file, a symbolic link, under a file, or cannot be written.  ``create=False`` checks the same
+    without creating anything (a directory not there yet: its nearest existing parent must be a
+    writable directory), for a run that may still be refused."""
     out = Path(out)
     if out.is_symlink():
         raise ValueError(f"{what} {out}: is a symbolic link; give the directory itself")
@@ -44,6 +46,10 @@ def check_out(out, what="--out") -> Path:
     parent = next((p for p in out.parents if p.exists()), None)
     if parent is not None and not parent.is_dir():
         raise ValueError(f"{what} {out}: cannot write there ({parent} exists and is not a directory)")
+    if not create and not out.exists():
+        if not os.access(parent or Path.cwd(), os.W_OK | os.X_OK):
+            raise ValueError(f"{what} {out}: the directory cannot be created ({parent} is not writable)")
+        return out
     try:
         out.mkdir(parents=True, exist_ok=True)
         probe = out / f".fsopt-write-test-{os.getpid()}"

@@ -24,11 +24,13 @@ def error_percent(estimator, X, y):
 
 @contextmanager
 def counted_warnings(method, sink):
-    """Append ``[method, category, message]`` to ``sink`` for every warning raised inside (none re-raised)."""
+    """Append ``[method, category, message]`` to ``sink`` for every warning raised inside (none
+    re-raised), then ``[method, None, None]``: the end of one fit, so fits are counted too."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         yield
     sink.extend([method, w.category.__name__, str(w.message)] for w in caught)
+    sink.append([method, None, None])
 
 
 def fit_ranker(ranker, X_train, y_train, pre, prefilter=None):
@@ -50,10 +52,16 @@ def top_k_errors(pipe, classifier, X_train, y_train, X_test, y_test, ks):
                                    Z_test[:, order[:k]], y_test) for k in ks])
 
 
+def n_features_seen(fitted):
+    """Number of features the last step of a fitted pipeline (or a grid search's best one) was fitted on."""
+    return int(getattr(fitted, "best_estimator_", fitted)[-1].n_features_in_)
+
+
 def pipeline_error(pre, steps, X_train, y_train, X_test, y_test):
-    """(test error %, fit seconds) of Pipeline([*pre, *steps]) fitted on the training rows."""
+    """(test error %, fit seconds, features the last step saw) of Pipeline([*pre, *steps]) fitted on
+    the training rows; the count is after the preprocessing (e.g. mostly-missing columns dropped)."""
     pipe = Pipeline([(name, clone(step)) for name, step in pre] + list(steps))
     t0 = time.perf_counter()
     pipe.fit(X_train, y_train)
     seconds = time.perf_counter() - t0
-    return error_percent(pipe, X_test, y_test), seconds
+    return error_percent(pipe, X_test, y_test), seconds, n_features_seen(pipe)

@@ -32,7 +32,7 @@ PAPER = {e.name: e for e in (
                  {"LOGO": "16.5 (6)", "I-RELIEF/BS": "25.3 (9)", "KS": "21.5 (13)"}, ("prostate",)),
     PaperDataset("breast cancer", 24481, (97,), None, 96, 1,
                  {"LOGO": "21.7 (4)", "I-RELIEF/BS": "23.7 (28)", "KS": "27.8 (39)"}, ("breast",)),
-    PaperDataset("DLBCL", 5469, (77,), None, 76, 1,
+    PaperDataset("DLBCL", 5469, (77,), (19, 58), 76, 1,
                  {"LOGO": "2.6 (10)", "I-RELIEF/BS": "5.2 (7)", "KS": "7.8 (23)"}, ("lymphoma",)),
 )}
 
@@ -88,6 +88,6 @@ def summarize(p, records):
         if name != "LOGO":
             rows += curve_rows(p.dataset, name, [c["curve"] for c in curves[name]], p.ks, own, "= LOGO's own",
                                times[name])
-    rows.append(row(p.dataset, "3-NN, all features", [r["all"][0] for r in records], p.n_features,
+    rows.append(row(p.dataset, "3-NN, all features", [r["all"][0] for r in records], [r["all"][2] for r in records],
                     [r["all"][1] for r in records]))
     return rows, warning_notes(records)

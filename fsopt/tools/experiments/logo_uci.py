@@ -71,7 +71,7 @@ def plan(X, y, dataset, paper, *, quick, n_splits, random_state, pre):
     elif n_splits < 10:
         notes.append(f"Scaled down: {n_splits} splits instead of the paper's 10 (shared CPU).")
     return SimpleNamespace(dataset=dataset, paper=paper, notes=notes, pre=pre, random_state=random_state,
-                           n_irrelevant=n_irrelevant, n_folds=3 if quick else 5,
+                           quick=quick, n_irrelevant=n_irrelevant, n_folds=3 if quick else 5,
                            splits=random_splits(y, n_splits, train_size, random_state, test_size),
                            ks=np.arange(1, min(50, X.shape[1] + n_irrelevant) + 1), n_features=X.shape[1])
 
@@ -110,11 +110,11 @@ def summarize(p, records):
         if name != "LOGO":
             rows += curve_rows(p.dataset, name, [c["curve"] for c in curves[name]], p.ks, own, "= LOGO's own",
                                times[name])
-    for key, label, n_sel, figure in (
-            ("original", "RBF SVM, original features only (reference)", p.n_features, fig.get("SVM original")),
-            ("all", "RBF SVM, all features", p.n_features + p.n_irrelevant, fig.get("SVM all"))):
-        rows.append(row(p.dataset, label, [r[key][0] for r in records], n_sel, [r[key][1] for r in records], figure))
+    for key, label, figure in (("original", "RBF SVM, original features only (reference)", fig.get("SVM original")),
+                               ("all", "RBF SVM, all features", fig.get("SVM all"))):
+        rows.append(row(p.dataset, label, [r[key][0] for r in records], [r[key][2] for r in records],
+                        [r[key][1] for r in records], figure))
     notes = [f"LOGO's false discovery rate (irrelevant features with weight > 0.01·max / {p.n_irrelevant}): "
              f"{1000 * np.mean([r['fdr'] for r in records]):.1f}/1000 (mean over splits)"
-             + (f"; paper: {fig['FDR']}." if "FDR" in fig else ".")]
+             + (f"; paper: {fig['FDR']}." if "FDR" in fig and not p.quick else ".")]
     return rows, notes + warning_notes(records)

@@ -44,17 +44,27 @@ def gather(records, key, name):
 
 
 def warning_notes(records):
-    """One note per (method, warning category): how many warnings in how many splits, the first message."""
-    seen = {}
+    """The count of warnings and of fits that converged (no ConvergenceWarning), then one note per
+    (method, warning category): how many warnings in how many splits, the first message."""
+    seen, n_warnings, fits, converged = {}, 0, 0, 0
     for split, record in enumerate(records):
+        categories = []
         for method, category, message in record["warnings"]:
+            if category is None:  # the end of one fit (counted_warnings)
+                fits, converged, categories = fits + 1, converged + ("ConvergenceWarning" not in categories), []
+                continue
+            n_warnings += 1
+            categories.append(category)
             entry = seen.setdefault((method, category), {"count": 0, "splits": set(), "first": message})
             entry["count"] += 1
             entry["splits"].add(split)
-    return [f"Warnings, {method}: {e['count']} {category} in {len(e['splits'])} of {len(records)} splits "
-            f"(results used as they stand; first: {e['first'][:200]})" for (method, category), e in seen.items()]
+    head = (f"{n_warnings} warnings, {converged} of {fits} fits converged (a fit: one method on one split's "
+            "training part, its inner CV included; converged: no ConvergenceWarning).")
+    return [head] + [f"Warnings, {method}: {e['count']} {category} in {len(e['splits'])} of {len(records)} splits "
+                     f"(results used as they stand; first: {' '.join(e['first'].split())[:200]})"
+                     for (method, category), e in seen.items()]
 
 
 def all_features_error(classifier, pre, X_train, y_train, X_test, y_test):
-    """(error %, seconds) of the classifier on every feature (preprocessed in the pipeline)."""
+    """(error %, seconds, features used) of the classifier on every feature (preprocessed in the pipeline)."""
     return pipeline_error(pre, [("clf", classifier)], X_train, y_train, X_test, y_test)
