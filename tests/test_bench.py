@@ -116,16 +116,16 @@ def test_a_corrupt_results_file_is_named(tmp_path):
 def test_study_runs_on_a_local_dask_cluster_and_closes_it_on_failure(tmp_path, monkeypatch):
     dask = pytest.importorskip("dask")
     distributed = pytest.importorskip("distributed")
-    import tqdm.auto
+    from fsopt.core import progress
 
     before = dask.config.get("distributed.worker.daemon")
-    real = tqdm.auto.tqdm
+    real = progress.tqdm
 
     def fail_after_the_last_cell(iterable, **kwargs):
         yield from real(iterable, **kwargs)
         raise RuntimeError("planted failure while the cluster is up")
 
-    monkeypatch.setattr(tqdm.auto, "tqdm", fail_after_the_last_cell)
+    monkeypatch.setattr(progress, "tqdm", fail_after_the_last_cell)  # the bar the study imports
     with pytest.raises(RuntimeError, match="planted"):
         bench.run(out=tmp_path, quick=True, problem_names=["spiral"], solvers=["GRADIENT"],
                   dask="local", progress=False)
