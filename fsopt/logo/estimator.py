@@ -56,11 +56,14 @@ class LOGO(SelectorMixin, BaseEstimator):
         At most this many outer iterations.
     prune_below : float or None, default=1e-8
         Elimination threshold (paper: 1e-8).  A weight below it for ``prune_patience``
-        consecutive outer iterations leaves the working set: the fixed point iterates on the
-        others, and when it has converged every eliminated feature is checked exactly (one pass
-        of z̄ over them); those whose KKT condition at w_j = 0 fails come back and the
-        iteration goes on.  ``None`` disables elimination.  ``history_[t].data_passes`` holds
-        the passes over X of each iteration.
+        consecutive iterations leaves the working set: the fixed point iterates on the others,
+        in rounds each closed by an exact check of every eliminated feature (one pass of z̄
+        over them) when the working set converges, cycles, stalls, converges slowly or has run
+        10 iterations; the most violating features come back and the iteration goes on.  Three
+        checks in a row that bring features back restart the fit as the plain iteration
+        (``history_[t].restarted``).  The subproblem must declare ``smooth.margin_derivative``
+        and ``penalty.zero_slack`` (refused otherwise, before any work).  ``None`` disables
+        elimination.  ``history_[t].data_passes`` holds the passes over X of each iteration.
     prune_patience : int, default=1
         Consecutive outer iterations below ``prune_below`` before a feature is eliminated.
     threshold : float, default=0.01
