@@ -113,9 +113,3 @@ class FitCertificate:
                 f"{fp}; {kkt}\n"
                 f"answers: {self.own_answers} of {total} solves were {named}'s own certified answers "
                 f"({who or 'none'})")
-
-    def as_dict(self) -> dict:
-        return {"holds": self.holds, "failed": self.failed,
-                "fixed_point_residual": self.fixed_point_residual, "theta": self.theta,
-                "kkt_residual": self.kkt_residual, "kkt_bound": self.kkt_bound,
-                "n_features": self.n_features, "answers": dict(self.answers), "solvers": list(self.solvers)}
