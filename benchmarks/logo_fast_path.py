@@ -3,6 +3,7 @@
     python benchmarks/logo_fast_path.py [--J 2000 8000 20000 100000] [--seeds 3 3 2 1]
                                         [--turns 1 1.5 1.75] [--shape fermat archimedean]
                                         [--real heart ionosphere sonar] [--noise 2000] [--out rows.jsonl]
+    python benchmarks/logo_fast_path.py --table rows.jsonl [more.jsonl ...]
 
 For each instance, two fits at σ = 2, θ = 0.01 (``--theta``), max_iter = 50 (λ = 1 on the spirals, ``--real-lam``
 on the real data sets): the default (working set,
@@ -12,6 +13,10 @@ elimination, acceleration="auto") and the plain iteration without elimination
 ``cdist(X, X, "cityblock")`` on the same X (J ≥ 20,000), whether the supports agree, the largest
 weight difference relative to max w, and the default fit's certificate (the full-J KKT residual
 at the margins its last solve was solved at, over its bound).
+
+``--table`` prints the saved rows of earlier runs as one Markdown table, then what they add up to: fits
+where the plain iteration converged and the default did not, supports that differ, weight differences
+per θ, and the fit/cdist ratios.
 
 Instances: spirals (Fermat's and Archimedes', each number of turns, J total features of which
 2 relevant, seeds 0..k−1 per J), and real data sets shipped with fsopt, standardized, with
@@ -88,13 +93,37 @@ def real_sets(args):
             yield X, y0, f"{name} + {args.noise} N(0,1) features, seed {seed}", args.real_lam
 
 
+HEADER = ("| instance | J | θ | default: outcome, outer its (all) | passes | fit s (/cdist) | no elimination: "
+          "outcome, its | passes | fit s (/cdist) | same support | weight diff / max w | default KKT / bound |\n"
+          "|---|---|---|---|---|---|---|---|---|---|---|---|")
+
+
 def row(r):
     d, p = r["default"], r["plain"]
     ratio = lambda f: "" if r["cdist_s"] is None else f" ({f['fit_s'] / r['cdist_s']:.2f})"
-    return (f"| {r['instance']} | {r['J']:,} | {d['outcome']} {d['outer']} ({d['iterations']}) | "
+    return (f"| {r['instance']} | {r['J']:,} | {r['theta']:g} | {d['outcome']} {d['outer']} ({d['iterations']}) | "
             f"{d['passes']:.2f} | {d['fit_s']:.1f}{ratio(d)} | {p['outcome']} {p['outer']} | {p['passes']:.2f} | "
             f"{p['fit_s']:.1f}{ratio(p)} | {'yes' if r['same_support'] else 'NO'} | {r['weight_diff']:.1e} | "
             f"{r['kkt_over_bound']:.2g} |")
+
+
+def summary(rows):
+    """What the rows add up to, as lines of text."""
+    plain_ok = [r for r in rows if r["plain"]["outcome"] == "converged"]
+    lines = [f"{len(rows)} fits; the plain iteration converged in {len(plain_ok)}; of those, the default did not "
+             f"converge in {sum(r['default']['outcome'] != 'converged' for r in plain_ok)} and chose another support "
+             f"in {sum(not r['same_support'] for r in plain_ok)}; certificate failed in "
+             f"{sum(not r['certified'] for r in rows)}."]
+    for theta in sorted({r["theta"] for r in plain_ok}):
+        diffs = [r["weight_diff"] for r in plain_ok if r["theta"] == theta]
+        lines.append(f"θ = {theta:g}: weight difference / max w ≤ 1e-3 in {sum(d <= 1e-3 for d in diffs)} of "
+                     f"{len(diffs)} fits, largest {max(diffs):.1e}.")
+    for r in rows:
+        if r["cdist_s"] is not None:
+            lines.append(f"{r['instance']}, J = {r['J']:,}, θ = {r['theta']:g}: default {r['default']['fit_s'] / r['cdist_s']:.2f} "
+                         f"cdist passes ({r['default']['outer']} outer iterations), plain "
+                         f"{r['plain']['fit_s'] / r['cdist_s']:.2f} ({r['plain']['outer']}); load {r['load']:.1f}.")
+    return lines
 
 
 def main():
@@ -109,15 +138,18 @@ def main():
                     help="lambda on the real data sets (fsopt experiment logo-uci's; spirals: 1)")
     ap.add_argument("--theta", type=float, default=0.01, help="stopping threshold of both fits")
     ap.add_argument("--out", default=None, help="append each row as a JSON line to this file")
+    ap.add_argument("--table", nargs="+", metavar="JSONL", help="print the rows saved by --out and stop")
     args = ap.parse_args()
+    if args.table:
+        rows = [json.loads(line) for name in args.table for line in open(name) if line.strip()]
+        print(HEADER, *map(row, rows), "", *summary(rows), sep="\n")
+        return
     PARAMS["theta"] = args.theta
     from fsopt import LOGO
     from fsopt.datasets.spiral import make_spiral
 
     LOGO().fit(*make_spiral(30, 20, random_state=0))  # compile the kernels outside the timings
-    print("| instance | J | default: outcome, outer its (all) | passes | fit s (/cdist) | no elimination: "
-          "outcome, its | passes | fit s (/cdist) | same support | weight diff / max w | default KKT / bound |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    print(HEADER)
     for X, y, label, lam in (*real_sets(args), *spirals(args)):
         r = compare(X, y, label, cdist_seconds(X) if X.shape[1] >= 20000 else None, lam)
         print(row(r), flush=True)
