@@ -366,12 +366,14 @@ class FixedPointDriver:
         feature); if none re-enters, "auto" hands over to safeguarded Anderson.
     slow_factor : float, default=3.0
         The factor of ``slow_window``.
-    max_failed_checks : int, default=3
+    max_failed_checks : int, default=10
         After this many checks in a row that each brought features back (the working set does
         not settle: the iterates wander), the run starts again from the initial iterate without
         elimination (the plain iteration, whose iterates and outcome the fast path must not
         change), with ``max_iter`` outer iterations of its own (``Iteration.restarted`` marks
-        where; the history keeps both).
+        where; the history keeps both).  A working set that converges slowly may need several
+        such checks and still cost a third of the plain iteration (LOGO: up to 9 in a row,
+        ``docs/logo-scale.md``); each check costs a pass over the eliminated features.
 
     Examples
     --------
@@ -394,7 +396,7 @@ class FixedPointDriver:
     def __init__(self, theta=0.01, max_iter=50, prune_below=None, prune_patience=2,
                  callback: Callable | None = None, progress=False, desc="fixed point",
                  acceleration=None, max_period=4, stall=10, round_iter=10, slow_window=5, slow_factor=3.0,
-                 max_failed_checks=3):
+                 max_failed_checks=10):
         self.theta = theta
         self.max_iter = max_iter
         self.prune_below = prune_below

@@ -59,7 +59,7 @@ class LOGO(SelectorMixin, BaseEstimator):
         consecutive iterations leaves the working set: the fixed point iterates on the others,
         in rounds each closed by an exact check of every eliminated feature (one pass of z̄
         over them) when the working set converges, cycles, stalls, converges slowly or has run
-        10 iterations; the most violating features come back and the iteration goes on.  Three
+        10 iterations; the most violating features come back and the iteration goes on.  Ten
         checks in a row that bring features back restart the fit as the plain iteration
         (``history_[t].restarted``).  The subproblem must declare ``smooth.margin_derivative``
         and ``penalty.zero_slack`` (refused otherwise, before any work).  ``None`` disables
