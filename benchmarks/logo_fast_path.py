@@ -112,8 +112,9 @@ def summary(rows):
     plain_ok = [r for r in rows if r["plain"]["outcome"] == "converged"]
     lines = [f"{len(rows)} fits; the plain iteration converged in {len(plain_ok)}; of those, the default did not "
              f"converge in {sum(r['default']['outcome'] != 'converged' for r in plain_ok)} and chose another support "
-             f"in {sum(not r['same_support'] for r in plain_ok)}; certificate failed in "
-             f"{sum(not r['certified'] for r in rows)}."]
+             f"in {sum(not r['same_support'] for r in plain_ok)}; the certificate failed in "
+             f"{sum(not r['certified'] for r in rows if r['default']['outcome'] == 'converged')} of the "
+             f"{sum(r['default']['outcome'] == 'converged' for r in rows)} fits the default called converged."]
     for theta in sorted({r["theta"] for r in plain_ok}):
         diffs = [r["weight_diff"] for r in plain_ok if r["theta"] == theta]
         lines.append(f"θ = {theta:g}: weight difference / max w ≤ 1e-3 in {sum(d <= 1e-3 for d in diffs)} of "
