@@ -204,3 +204,25 @@ def test_a_working_set_that_does_not_settle_restarts_as_the_plain_iteration():
     plain = FixedPointDriver(theta=1e-4, max_iter=100).run(slow)  # the slow path
     assert [h.change for h in after] == [h.change for h in plain.history]  # the same iterates
     assert result.outcome == "converged" and not any(h.working_set for h in after)
+
+
+class SettlesLate(OneFeature):
+    """OneFeature whose first ``failing`` checks each bring back two eliminated features, then none:
+    a working set that converges slowly but settles."""
+
+    failing = 6
+
+    def kkt_violations(self, iterate, active):
+        self.checks += 1
+        return np.flatnonzero(~active)[:2] if self.checks <= self.failing else np.array([], dtype=int)
+
+
+def test_a_working_set_that_settles_after_several_failed_checks_is_not_restarted_by_default():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        settles = FixedPointDriver(theta=1e-4, max_iter=100, prune_below=1e-8).run(SettlesLate())
+        early = FixedPointDriver(theta=1e-4, max_iter=100, prune_below=1e-8,
+                                 max_failed_checks=3).run(SettlesLate())
+    assert settles.outcome == "converged" and not any(h.restarted for h in settles.history)
+    assert sum(h.full_check and h.n_reentered > 0 for h in settles.history) == SettlesLate.failing
+    assert any(h.restarted for h in early.history)  # the old rule gave up on it
