@@ -119,3 +119,16 @@ def test_non_finite_entry_is_named(rng, tmp_path, kind):
     y = np.arange(12) % 2
     with pytest.raises(ValueError, match="row 7, column 61"):
         LOGO(solver="LBFGSB").fit(_stores(X, tmp_path)[kind], y)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_take_columns_of_an_array_is_c_ordered_and_exact(rng, dtype):
+    """The kernels read rows of X: a column subset is C-ordered (X[:, mask] is F-ordered, and
+    each check copied it twice), same values and dtype."""
+    from fsopt.core.blocks import take_columns
+
+    X = rng.standard_normal((7, 40)).astype(dtype)
+    mask = rng.random(40) < 0.6
+    sub = take_columns(X, mask)
+    assert sub.flags["C_CONTIGUOUS"] and sub.dtype == dtype
+    np.testing.assert_array_equal(sub, X[:, mask])

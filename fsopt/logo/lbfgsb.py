@@ -20,7 +20,12 @@ from ..core.composite import BOX_PENALTY_NEEDS, PartsBackend, kkt_residual, lbfg
 from ..core.parts import SMOOTH_NEEDS, missing_parts
 from ..core.solvers import register_backend
 
-_WORKING_SET_FROM = 2000  # features; below this the full problem is solved directly
+# features; below this the full problem is solved directly.  Measured (N = 460 spiral margins, one
+# run): directly 0.01–0.04 s up to 1,000 features, then 1.0–2.4 s at 1,500–2,000, where the
+# working set takes 0.11–0.42 s; at 300–1,000 the working set costs at most 2× the direct solve
+# (milliseconds).  Inside a LOGO fit, working sets of ~1,000 features took 0.6–1.0 s per solve
+# directly and 0.05–0.2 s this way.
+_WORKING_SET_FROM = 500
 WORKING_SET_NEEDS = {"smooth": ("restrict",), "penalty": ("restrict", "zero_slack")}
 
 
