@@ -58,3 +58,23 @@ def test_lfs_takes_one_cell_at_1e3():
     X[3, 5] = 1e3
     lfs = LFS(tau=2, n_beta=2, n_rounding=5, random_state=0).fit(X, y)  # pass 2 has sets
     assert np.isfinite(lfs.radius_).all()
+
+
+@pytest.mark.parametrize("n_rows", [1, 2, 3, 4, 5, 10, 11, 60, 461])
+def test_compiled_column_spreads_are_numpys_percentiles(n_rows):
+    """The compiled spreads (quartiles by selection) against np.percentile's linear method and
+    np.std, column by column: normal, constant, binary, integer-valued, one outlier, tiny and
+    huge columns, every quartile position N allows."""
+    from fsopt.core.scaling import _dense_spreads
+
+    rng = np.random.default_rng(n_rows)
+    X = rng.standard_normal((n_rows, 12)) * 10.0 ** rng.integers(-200, 200, size=12)
+    X[:, 1] = 7.0  # constant: no spread
+    X[:, 2] = rng.random(n_rows) < 0.2  # binary: quartiles coincide, the standard deviation
+    X[:, 3] = np.round(3 * X[:, 3] / np.abs(X[:, 3]).max())
+    X[0, 4] = 1e300
+    varying = X[:, np.ptp(X, axis=0) > 0]
+    top = np.abs(varying).max(axis=0)
+    q1, q3 = np.percentile(varying / top, [25, 75], axis=0)
+    expected = np.where(q3 > q1, (q3 - q1) / 1.3489795003921634, (varying / top).std(axis=0)) * top
+    np.testing.assert_allclose(_dense_spreads(X), expected, rtol=1e-13, atol=0)

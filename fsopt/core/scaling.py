@@ -13,8 +13,11 @@ each method documents what it does with them (never selected).
 """
 from __future__ import annotations
 
+import numba
 import numpy as np
 import scipy.sparse as sp
+
+from .kernels import kernel_threads
 
 
 def constant_features(X) -> np.ndarray:
@@ -57,12 +60,53 @@ def _robust_spread(q1, q3, std):
 
 
 def _dense_spreads(block):
-    """The robust spread of each non-constant column of a dense block."""
-    block = block[:, np.ptp(block, axis=0) > 0]
-    top = np.max(np.abs(block), axis=0)
-    unit = block / top  # per column: squares and differences neither over- nor underflow
-    q1, q3 = np.percentile(unit, [25, 75], axis=0)
-    return _robust_spread(q1, q3, unit.std(axis=0)) * top
+    """The robust spread of each non-constant column of a dense block: a compiled kernel over the
+    block's transpose (each column's values contiguous; the quartiles by selection, not sorting),
+    so ``np.percentile(unit, [25, 75], axis=0)`` on the strided columns no longer takes 0.3–0.55 s
+    of a 460 × 20,000 fit (0.07 s: ``tests/test_outlier_units.py`` checks it against NumPy)."""
+    columns = np.ascontiguousarray(block.T)
+    N = columns.shape[1]
+    spreads = np.empty(columns.shape[0])
+    numba.set_num_threads(kernel_threads())
+    _column_spreads(columns, *_quartile_positions(N), spreads)
+    return spreads[~np.isnan(spreads)]
+
+
+def _quartile_positions(N):
+    """For q = 25 %, 75 % of N sorted values: (lo, hi, t), the percentile being the values of
+    rank lo and hi interpolated by t, as ``np.percentile``'s linear method."""
+    out = []
+    for q in (0.25, 0.75):
+        h = (N - 1) * q
+        lo = int(np.floor(h))
+        out += [lo, min(lo + 1, N - 1), h - lo]
+    return tuple(out)
+
+
+@numba.njit(parallel=True, cache=True, nogil=True)
+def _column_spreads(columns, lo1, hi1, t1, lo3, hi3, t3, out):
+    """out[j] = the robust spread of row j of ``columns`` (a column of X), NaN if constant: each
+    divided by its largest |x| first, the quartiles by two selections (the value of rank k + 1 is
+    the smallest after rank k), lerped as NumPy's percentile."""
+    for j in numba.prange(columns.shape[0]):
+        col = columns[j]
+        low, high = col.min(), col.max()
+        if low == high:
+            out[j] = np.nan
+            continue
+        top = max(-low, high)  # x ↦ x / top keeps the order: select on x, divide the ranks
+        ranked = np.partition(col, lo1)
+        a, b = ranked[lo1] / top, (ranked[lo1 + 1:].min() if hi1 > lo1 else ranked[lo1]) / top
+        q1 = b - (b - a) * (1 - t1) if t1 >= 0.5 else a + (b - a) * t1
+        ranked = np.partition(ranked, lo3)
+        a, b = ranked[lo3] / top, (ranked[lo3 + 1:].min() if hi3 > lo3 else ranked[lo3]) / top
+        q3 = b - (b - a) * (1 - t3) if t3 >= 0.5 else a + (b - a) * t3
+        if q3 > q1:
+            out[j] = (q3 - q1) / _NORMAL_IQR * top
+        else:
+            unit = col / top
+            centred = unit - unit.mean()
+            out[j] = np.sqrt(np.mean(centred * centred)) * top
 
 
 def _sparse_spreads(X):

@@ -11,11 +11,10 @@ scipy.sparse) is summed one column block at a time (:mod:`fsopt.core.blocks`).
 """
 from __future__ import annotations
 
-import os
-
 import numba
 import numpy as np
 
+from ..core.kernels import kernel_threads
 from ..core.blocks import (KERNEL_COLUMNS, column_blocks, dask_blocks, dask_compute, dask_tree_sum,
                           delayed, float_type, is_blockwise, store_kind, take_columns)
 
@@ -23,16 +22,6 @@ _BLOCK = KERNEL_COLUMNS  # columns per block of the distances: X[:, block] stays
 _Z_BLOCK = 512  # at most this many columns per task of z̄: the per-pair work amortized over more
 # columns, 1.04–1.55× (float64) and 1.25–1.3× (float32) the speed of 128 per core in three runs of
 # benchmarks/fma_peak.py; 1024 was faster in some runs and slower in one (float64)
-
-
-def kernel_threads():
-    """Threads for the compiled kernels: the CPUs this process may run on
-    (``os.sched_getaffinity``: a taskset, cgroup cpuset or batch allocation), at most numba's
-    pool (``NUMBA_NUM_THREADS``, which counts every CPU of the machine and would oversubscribe
-    a restricted process).  Work is split into 4 tasks per thread (z̄) or row pairs (distances),
-    so a thread slowed by another process holds up at most its last task."""
-    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-    return max(1, min(cpus, numba.config.NUMBA_NUM_THREADS))
 
 
 def weighted_manhattan(X, w, out=None):
