@@ -252,7 +252,8 @@ class LogoFixedPoint(FixedPointMethod):
         certificate's, ``own``; and ‖z̄_j‖ from Z, when A is new to them)."""
         self._grad[cols], self._own_grad[cols] = g, own
         if Z is not None:
-            self._znorm[cols] = np.linalg.norm(Z, axis=0)
+            # ‖z̄_j‖ without an N×J temporary (np.linalg.norm's took 0.15 s at 460 × 20,000)
+            self._znorm[cols] = np.sqrt(np.einsum("nj,nj->j", Z, Z))
         self._epoch[cols] = len(self._epochs) - 1
 
     def _lower_bound(self, out):
