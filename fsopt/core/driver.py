@@ -271,6 +271,7 @@ class Iteration:
     switched: bool = False  # acceleration="auto": a cycle, stall or slow progress here, Anderson from now on
     working_set: bool = False  # the update solved over the active features only (not an outer iteration)
     restarted: bool = False  # the working set did not settle: the run starts again without elimination
+    repeated: bool = False  # θ_t < θ on the working set but features re-entered: the same point next
     data_passes: float = 0.0  # passes over the data in this iteration (statistics, update, check)
 
     @property
@@ -324,7 +325,9 @@ class FixedPointDriver:
         consecutive iterations are candidates for elimination (LOGO: 1e-8); ``None`` disables
         it.  Candidates are eliminated (fixed at 0, left out of the statistics); an update may
         bring some back (``Step.reentered``).  Before declaring convergence the driver runs
-        ``method.kkt_violations`` over all eliminated features; if any re-enters, it goes on.
+        ``method.kkt_violations`` over all eliminated features; if any re-enters, it goes on —
+        from the same point when θ_t < theta there (``Iteration.repeated``): T(x) is completed
+        with the features it lacked rather than left as the working set's.
         Those features stay in the working set until the following check: one that left as
         soon as its weight touched 0 would be found by that check again, at the price of
         another pass over the data.  Keeping a zero-weight feature costs one column per
@@ -497,6 +500,10 @@ class FixedPointDriver:
                 solves = self._remember(solves, t, new, record)
                 cycle = () if done or restart or record.n_reentered else cycle
                 previous, iterate = iterate, new
+                if record.n_reentered and change < self.theta and not restart:
+                    # T(x) on the working set was within θ of x, but features it lacks violate at x:
+                    # complete T(x) with them (same point, same statistics) rather than move on
+                    iterate, record.repeated = evaluated, True
                 if record.n_reentered or record.switched or record.full_check:
                     best, t_best, since = np.inf, t, len(history)  # progress is measured anew
                 if restart:  # the plain iteration over all features, from the start: the slow path
