@@ -500,9 +500,10 @@ class FixedPointDriver:
                 solves = self._remember(solves, t, new, record)
                 cycle = () if done or restart or record.n_reentered else cycle
                 previous, iterate = iterate, new
-                if record.n_reentered and change < self.theta and not restart:
-                    # T(x) on the working set was within θ of x, but features it lacks violate at x:
-                    # complete T(x) with them (same point, same statistics) rather than move on
+                if record.full_check and record.n_reentered and change < self.theta and not restart:
+                    # T(x) on the working set was within θ of x, but the check found features it
+                    # lacks that violate at x: complete T(x) with them (same point, same
+                    # statistics) rather than move on
                     iterate, record.repeated = evaluated, True
                 if record.n_reentered or record.switched or record.full_check:
                     best, t_best, since = np.inf, t, len(history)  # progress is measured anew
