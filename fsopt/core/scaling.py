@@ -60,36 +60,37 @@ def _robust_spread(q1, q3, std):
 
 
 def _dense_spreads(block):
-    """The robust spread of each non-constant column of a dense block: a compiled kernel over the
-    block's transpose (each column's values contiguous; the quartiles by selection, not sorting),
-    so ``np.percentile(unit, [25, 75], axis=0)`` on the strided columns no longer takes 0.3–0.55 s
-    of a 460 × 20,000 fit (0.11 s: ``tests/test_outlier_units.py`` checks it against NumPy)."""
+    """The robust spread of each non-constant column of a dense block: the quartiles, standard
+    deviation and largest |x| of each column by a compiled kernel over the block's transpose (each
+    column's values contiguous; the quartiles by selection, not sorting), where
+    ``np.percentile(unit, [25, 75], axis=0)`` on the strided columns took 0.3–0.55 s of a
+    460 × 20,000 fit (0.11 s; ``tests/test_outlier_units.py`` checks it against NumPy)."""
     columns = np.ascontiguousarray(block.T)
-    N = columns.shape[1]
-    spreads = np.empty(columns.shape[0])
+    q1, q3, std, top = np.empty((4, columns.shape[0]))
     numba.set_num_threads(kernel_threads())
-    _column_spreads(columns, *_quartile_positions(N), spreads)
-    return spreads[~np.isnan(spreads)]
+    (lo1, hi1, t1), (lo3, hi3, t3) = _percentile_positions(columns.shape[1], (25, 75))
+    _column_statistics(columns, lo1, hi1, t1, lo3, hi3, t3, q1, q3, std, top)
+    varying = top > 0
+    return _robust_spread(q1[varying], q3[varying], std[varying]) * top[varying]
 
 
-def _quartile_positions(N):
-    """For q = 25 %, 75 % of N sorted values: (lo, hi, t), the percentile being the values of
-    rank lo and hi interpolated by t, as ``np.percentile``'s linear method."""
+def _percentile_positions(N, q):
+    """For each percentile in ``q`` of N sorted values: (lo, hi, t), the percentile being the
+    values of rank lo and hi interpolated by t (``np.percentile``'s linear method)."""
     out = []
-    for q in (0.25, 0.75):
-        h = (N - 1) * q
+    for quantile in np.atleast_1d(np.asarray(q, dtype=np.float64)) / 100:
+        h = (N - 1) * quantile
         lo = int(np.floor(h))
-        out += [lo, min(lo + 1, N - 1), h - lo]
-    return tuple(out)
+        out.append((lo, min(lo + 1, N - 1), h - lo))
+    return out
 
 
 @numba.njit(parallel=True, cache=True, nogil=True)
-def _column_spreads(columns, lo1, hi1, t1, lo3, hi3, t3, out):
-    """out[j] = the robust spread of row j of ``columns`` (a column of X), NaN if constant: the
-    quartiles of the column divided by its largest |x| (the division keeps the order: the ranks
-    are selected on x and divided), lerped as NumPy's percentile; the value of rank k + 1 is the
-    smallest after a selection of rank k.  Plain loops: 1.6 s to compile, against 12.5 s with
-    ``np.partition``."""
+def _column_statistics(columns, lo1, hi1, t1, lo3, hi3, t3, q1, q3, std, top):
+    """For each row of ``columns`` (a column of X) divided by its largest |x| (``top``; 0 for a
+    constant column, whose other entries are not set): the quartiles and the standard deviation.
+    The division keeps the order, so the ranks are selected on x and then divided.  Plain loops:
+    1.6 s to compile, against 12.5 s with ``np.partition``."""
     N = columns.shape[1]
     for j in numba.prange(columns.shape[0]):
         col = columns[j]
@@ -97,21 +98,18 @@ def _column_spreads(columns, lo1, hi1, t1, lo3, hi3, t3, out):
         for v in col:
             low, high = min(low, v), max(high, v)
         if low == high:
-            out[j] = np.nan
+            top[j] = 0.0
             continue
-        top = max(-low, high)
+        top[j] = scale = max(-low, high)
         work = col.copy()
-        q1, q3 = _quantile(work, lo1, hi1, t1, top), _quantile(work, lo3, hi3, t3, top)
-        if q3 > q1:
-            out[j] = (q3 - q1) / _NORMAL_IQR * top
-        else:
-            total = 0.0
-            for v in col:
-                total += v / top
-            mean, total = total / N, 0.0
-            for v in col:
-                total += (v / top - mean) ** 2
-            out[j] = np.sqrt(total / N) * top
+        q1[j], q3[j] = _quantile(work, lo1, hi1, t1, scale), _quantile(work, lo3, hi3, t3, scale)
+        total = 0.0
+        for v in col:
+            total += v / scale
+        mean, total = total / N, 0.0
+        for v in col:
+            total += (v / scale - mean) ** 2
+        std[j] = np.sqrt(total / N)
 
 
 @numba.njit(cache=True, nogil=True)
@@ -202,11 +200,8 @@ def sparse_column_percentiles(X, q):
         return np.where(zero, 0.0, values[np.where(zero, X.nnz, X.indptr[:-1] + stored)])
 
     out = []
-    for quantile in np.atleast_1d(np.asarray(q, dtype=np.float64)) / 100:
-        h = (N - 1) * quantile
-        lo = int(np.floor(h))
-        a, b = order_statistic(np.full(J, lo)), order_statistic(np.full(J, min(lo + 1, N - 1)))
-        t = h - lo
+    for lo, hi, t in _percentile_positions(N, q):
+        a, b = order_statistic(np.full(J, lo)), order_statistic(np.full(J, hi))
         out.append(b - (b - a) * (1 - t) if t >= 0.5 else a + (b - a) * t)  # as NumPy's lerp
     return np.array(out).reshape(np.shape(q) + (J,))
 

@@ -14,9 +14,9 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from ..core.kernels import kernel_threads
 from ..core.blocks import (KERNEL_COLUMNS, column_blocks, dask_blocks, dask_compute, dask_tree_sum,
                           delayed, float_type, is_blockwise, store_kind, take_columns)
+from ..core.kernels import kernel_threads
 
 _BLOCK = KERNEL_COLUMNS  # columns per block of the distances: X[:, block] stays in cache
 _Z_BLOCK = 512  # at most this many columns per task of z̄: the per-pair work amortized over more
