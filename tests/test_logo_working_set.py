@@ -93,3 +93,20 @@ def test_kernel_threads_follow_the_affinity():
     finally:
         os.sched_setaffinity(0, cpus)
     assert kernel_threads() == min(len(cpus), __import__("numba").config.NUMBA_NUM_THREADS)
+
+
+@pytest.mark.parametrize("shape, turns, seed, J", [("fermat", 1.75, 2, 800), ("archimedean", 1.75, 1, 300),
+                                                   ("archimedean", 1.5, 1, 800)])
+def test_fits_that_repeat_a_point_reach_the_plain_iterations_fixed_point(shape, turns, seed, J):
+    """Where a check admits features at the working set's fixed point and the driver evaluates that
+    point again (``repeated``), the answer is still the plain iteration's fixed point: same
+    support, weights within 2e-3 of max w (θ = 1e-3), certified over all J.  (Not every instance
+    has one fixed point: Archimedes 1.75 turns seed 3, J = 800, has two certified ones, and the
+    two paths reach different ones with or without the repeat: docs/logo-scale.md.)"""
+    X, y = make_spiral(60, J, turns=turns, random_state=seed, shape=shape)
+    fast = LOGO(theta=1e-3, max_iter=100).fit(X, y)
+    plain = LOGO(theta=1e-3, max_iter=100, working_set=False, prune_below=None).fit(X, y)
+    assert any(h.repeated for h in fast.history_)
+    assert fast.outcome_ == plain.outcome_ == "converged" and fast.certificate_.holds
+    np.testing.assert_array_equal(fast.get_support(), plain.get_support())
+    assert np.abs(fast.weights_ - plain.weights_).max() <= 2e-3 * plain.weights_.max()
