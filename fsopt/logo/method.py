@@ -298,10 +298,10 @@ class LogoFixedPoint(FixedPointMethod):
         return np.sort(out[violators])
 
     def _zbar(self, A, X):
-        """z̄ of the columns X of X / x_scale (eq. 3)."""
+        """z̄ of the columns X of X / x_scale (eq. 3): z̄ is linear in A, so A / x_scale (N × N)
+        is scaled, not the N × J result (dividing Z took 0.77 s of a 10 s fit at J = 20,000)."""
         self.data_passes += X.shape[1] / self.X.shape[1]
-        Z = signed_abs_sum(A, X)
-        return Z if self.x_scale == 1.0 else Z / self.x_scale
+        return signed_abs_sum(A if self.x_scale == 1.0 else A / self.x_scale, X)
 
     def _columns(self, index):
         """X[:, index] for an increasing index array, without reading a store or densifying."""
