@@ -132,3 +132,32 @@ def test_take_columns_of_an_array_is_c_ordered_and_exact(rng, dtype):
     sub = take_columns(X, mask)
     assert sub.flags["C_CONTIGUOUS"] and sub.dtype == dtype
     np.testing.assert_array_equal(sub, X[:, mask])
+
+
+def test_working_set_columns_are_read_from_X_only_when_features_enter(rng, tmp_path, monkeypatch):
+    """A working set's statistics take its columns from the last copy while it only loses
+    features (each subset read from X scans all of it): every kind of X gives X[:, active] exactly,
+    and X is read once per growth, not once per iteration."""
+    from fsopt.core.blocks import column_blocks
+    from fsopt.logo import method as logo_method
+    from fsopt.logo.garrote import GarroteLogistic
+
+    X = rng.standard_normal((20, 90))
+    y = np.arange(20) % 2
+    reads = []
+    real = logo_method.take_columns
+    monkeypatch.setattr(logo_method, "take_columns",
+                        lambda A, mask: (reads.append(A.shape[1]), real(A, mask))[1])
+    masks = [rng.random(90) < 0.7]
+    for step in range(8):  # shrink, shrink, grow, shrink, equal, ... (a working set's walk)
+        grow = step in (2, 5)
+        m = masks[-1] | (rng.random(90) < 0.2) if grow else masks[-1] & (rng.random(90) < 0.85)
+        masks.append(masks[-1].copy() if step == 4 else m)
+    for name, Xb in {"numpy": X, **_stores(X, tmp_path)}.items():
+        method = logo_method.LogoFixedPoint(Xb, y, 2.0, GarroteLogistic(1.0), "LBFGSB")
+        reads.clear()
+        for active in masks:
+            held = method._held_columns(active)
+            dense = np.hstack([b for _, _, b in column_blocks(held)])
+            np.testing.assert_array_equal(dense, X[:, active], err_msg=name)
+        assert reads.count(90) == 3, (name, reads)  # the first working set and the two growths
