@@ -20,7 +20,9 @@ from pathlib import Path
 
 from unittest import mock
 
+import nbformat
 import pytest
+from conftest import notebook_output_problems
 
 import fsopt
 from fsopt.core import checks, plugins, solvers
@@ -119,7 +121,10 @@ NEEDS_SPHINX = pytest.mark.skipif(
 
 
 @NEEDS_SPHINX
-def test_docs_build_without_warnings(tmp_path):
+def test_docs_build_without_warnings_and_each_notebook_reads_clean(tmp_path):
+    """One build, each notebook executed once (a fresh kernel, a temporary working directory):
+    warnings are errors, and the outputs of every executed notebook read clean
+    (``notebook_output_problems``); the notebooks are not executed a second time elsewhere."""
     out = tmp_path / "html"
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))
     env.pop("MPLBACKEND", None)  # the notebooks' kernels draw inline: figures become outputs
@@ -133,6 +138,12 @@ def test_docs_build_without_warnings(tmp_path):
     api = (out / "docs" / "api.html").read_text()
     for obj in PUBLIC:
         assert obj.__name__ in api
+    executed = tmp_path / "jupyter_execute" / "notebooks"  # myst-nb writes them beside the HTML folder
+    notebooks = sorted((ROOT / "notebooks").glob("*.ipynb"))
+    assert sorted(p.name for p in executed.glob("*.ipynb")) == [p.name for p in notebooks]
+    problems = [f"{p.name}: {problem}" for p in notebooks
+                for problem in notebook_output_problems(nbformat.read(executed / p.name, as_version=4))]
+    assert not problems, "\n".join(problems)
 
 
 class Element:
