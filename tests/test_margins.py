@@ -2,7 +2,10 @@
 import numpy as np
 import pytest
 
-from fsopt.logo.margins import expected_margins, neighbor_probabilities, weighted_manhattan
+import scipy.sparse as sp
+
+from fsopt.logo.margins import (expected_margins, margin_coefficients, neighbor_probabilities,
+                                weighted_manhattan, zbar_products)
 
 
 def brute_force_margins(X, y, w, sigma):
@@ -68,3 +71,20 @@ def test_float32_statistics_agree_with_float64(rng):
     Z32 = expected_margins(X.astype(np.float32), y, w, 2.0)
     assert Z32.dtype == np.float32
     np.testing.assert_allclose(Z32, Z64, rtol=0, atol=1e-4 * np.abs(Z64).max())
+
+
+@pytest.mark.parametrize("N, J", [(13, 4), (46, 700), (5, 3)])
+def test_zbar_products_are_the_definition(rng, N, J):
+    """z̄ᵀV without z̄ (the check's gradients): against the N × N × J definition, with rows that
+    leave tiles of four incomplete, more columns than one block, float32 and sparse X."""
+    X = rng.standard_normal((N, J))
+    y = np.arange(N) % 2
+    A = margin_coefficients(X, y, rng.uniform(0.1, 2.0, J), 1.3)
+    V = rng.standard_normal((N, 2))
+    Z = np.einsum("ni,nij->nj", A, np.abs(X[:, None, :] - X[None, :, :]))
+    expected = Z.T @ V
+    scale = np.abs(expected).max()
+    np.testing.assert_allclose(zbar_products(A, X, V), expected, rtol=0, atol=1e-12 * scale)
+    np.testing.assert_allclose(zbar_products(A, X, V[:, 0]), expected[:, :1], rtol=0, atol=1e-12 * scale)
+    np.testing.assert_allclose(zbar_products(A, sp.csc_array(X), V), expected, rtol=0, atol=1e-12 * scale)
+    np.testing.assert_allclose(zbar_products(A, X.astype(np.float32), V), expected, rtol=0, atol=1e-5 * scale)

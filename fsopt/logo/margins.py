@@ -215,6 +215,88 @@ def _tile(A, X, Z, n, i, j0, j1):
         z3[j] += s3 + cd3 * d3
 
 
+
+def zbar_products(A, X, V):
+    """G = z̄ᵀV (columns of X × columns of V) without z̄: with C = diag(v) A + (diag(v) A)ᵀ,
+    G[j, k] = Σ_{n<i} C_ni |x_nj − x_ij| — one multiply-add per pair and column of V, where z̄
+    takes two per pair and the product another N per column.  For the gradients of features held
+    out of the working set, whose z̄ columns are not kept.  Summed in float64 (X may be float32)."""
+    V = np.asarray(V, dtype=float).reshape(A.shape[0], -1)
+    if is_blockwise(X):
+        blocks = [(blk, delayed(zbar_products)) for _, _, blk in dask_blocks(X)] if store_kind(X) == "dask" \
+            else [(blk, zbar_products) for _, _, blk in column_blocks(X)]
+        parts = [f(A, blk, V) for blk, f in blocks]
+        parts = dask_compute(*parts) if store_kind(X) == "dask" else parts
+        return np.concatenate(parts, axis=0) if parts else np.zeros((0, V.shape[1]))
+    dtype = np.float32 if X.dtype == np.float32 else np.float64
+    X = np.ascontiguousarray(X, dtype=dtype)
+    C = np.stack([np.triu(c + c.T, 1) for c in (V[:, k, None] * A for k in range(V.shape[1]))]).astype(dtype)
+    numba.set_num_threads(kernel_threads())
+    tasks = 4 * numba.get_num_threads()
+    block = min(_Z_BLOCK, _BLOCK * max(1, -(-X.shape[1] // (_BLOCK * tasks))))
+    return _pair_sums(C, X, block).T
+
+
+@numba.njit(parallel=True, cache=True, nogil=True)
+def _pair_sums(C, X, block):
+    """G[k, j] = Σ_{n<i} C[k, n, i] |x_nj − x_ij|: column blocks over the cores; rows in tiles of
+    four against tiles of four below them (16 pairs summed in registers per column), the rest
+    pair by pair."""
+    N, J = X.shape
+    G = np.zeros((C.shape[0], J))
+    for b in numba.prange((J + block - 1) // block):
+        j0 = b * block
+        j1 = min(J, j0 + block)
+        for k in range(C.shape[0]):
+            g = G[k, j0:j1]
+            n = 0
+            while n + 4 <= N:
+                for p in range(n, n + 3):  # pairs within the tile
+                    for q in range(p + 1, n + 4):
+                        _pair_sum(C[k, p, q], X, g, p, q, j0, j1)
+                i = n + 4
+                while i + 4 <= N:
+                    _tile_sum(C[k], X, g, n, i, j0, j1)
+                    i += 4
+                for q in range(i, N):
+                    for p in range(n, n + 4):
+                        _pair_sum(C[k, p, q], X, g, p, q, j0, j1)
+                n += 4
+            for p in range(n, N):
+                for q in range(p + 1, N):
+                    _pair_sum(C[k, p, q], X, g, p, q, j0, j1)
+    return G
+
+
+@numba.njit(cache=True, nogil=True, fastmath=True)
+def _pair_sum(c, X, g, n, i, j0, j1):
+    """g += c·|x_n − x_i| over columns j0:j1."""
+    xn, xi = X[n, j0:j1], X[i, j0:j1]
+    for j in range(j1 - j0):
+        g[j] += c * abs(xn[j] - xi[j])
+
+
+@numba.njit(cache=True, nogil=True, fastmath=True)
+def _tile_sum(C, X, g, n, i, j0, j1):
+    """g += Σ of the 16 pairs (n..n+3) × (i..i+3), i ≥ n + 4, over columns j0:j1."""
+    x0, x1, x2, x3 = X[i, j0:j1], X[i + 1, j0:j1], X[i + 2, j0:j1], X[i + 3, j0:j1]
+    xa, xb, xc, xd = X[n, j0:j1], X[n + 1, j0:j1], X[n + 2, j0:j1], X[n + 3, j0:j1]
+    a0, a1, a2, a3 = C[n, i], C[n, i + 1], C[n, i + 2], C[n, i + 3]
+    b0, b1, b2, b3 = C[n + 1, i], C[n + 1, i + 1], C[n + 1, i + 2], C[n + 1, i + 3]
+    c0, c1, c2, c3 = C[n + 2, i], C[n + 2, i + 1], C[n + 2, i + 2], C[n + 2, i + 3]
+    d0, d1, d2, d3 = C[n + 3, i], C[n + 3, i + 1], C[n + 3, i + 2], C[n + 3, i + 3]
+    for j in range(j1 - j0):
+        v0, v1, v2, v3 = x0[j], x1[j], x2[j], x3[j]
+        u = xa[j]
+        s = a0 * abs(u - v0) + a1 * abs(u - v1) + a2 * abs(u - v2) + a3 * abs(u - v3)
+        u = xb[j]
+        s += b0 * abs(u - v0) + b1 * abs(u - v1) + b2 * abs(u - v2) + b3 * abs(u - v3)
+        u = xc[j]
+        s += c0 * abs(u - v0) + c1 * abs(u - v1) + c2 * abs(u - v2) + c3 * abs(u - v3)
+        u = xd[j]
+        s += d0 * abs(u - v0) + d1 * abs(u - v1) + d2 * abs(u - v2) + d3 * abs(u - v3)
+        g[j] += s
+
 # --- X read one column block at a time (dask, zarr, h5py, scipy.sparse) ----------------------
 def weighted_manhattan_blockwise(X, w):
     """D = Σ_blocks D_block with D_block[n, i] = Σ_{j ∈ block} w_j |x_nj − x_ij|, for w ≥ 0, in float64."""
