@@ -1,7 +1,7 @@
 """LOGO's fast path against the plain iteration on data it was not tuned to (issue 25).
 
     python benchmarks/logo_fast_path.py [--J 2000 8000 20000 100000] [--seeds 3 3 2 1]
-                                        [--turns 1 1.5 1.75] [--shape fermat archimedean]
+                                        [--turns 1 1.5 1.75] [--shape fermat archimedean] [--first-seed 0]
                                         [--real heart ionosphere sonar] [--noise 2000] [--out rows.jsonl]
     python benchmarks/logo_fast_path.py --table rows.jsonl [more.jsonl ...]
 
@@ -19,7 +19,7 @@ where the plain iteration converged and the default did not, supports that diffe
 per θ, and the fit/cdist ratios.
 
 Instances: spirals (Fermat's and Archimedes', each number of turns, J total features of which
-2 relevant, seeds 0..k−1 per J), and real data sets shipped with fsopt, standardized, with
+2 relevant, seeds ``--first-seed`` + 0..k−1 per J), and real data sets shipped with fsopt, standardized, with
 ``--noise`` N(0, 1) features appended (seeds 0..2).  Rows are printed as they finish (Markdown)
 and appended to ``--out`` as JSON lines.
 """
@@ -77,7 +77,7 @@ def spirals(args):
     for J, k in zip(args.J, args.seeds):
         for shape in args.shape:
             for turns in args.turns:
-                for seed in range(k):
+                for seed in range(args.first_seed, args.first_seed + k):
                     X, y = make_spiral(230, J - 2, turns=turns, random_state=seed, shape=shape)
                     yield X, y, f"{shape} spiral, {turns:g} turns, seed {seed}", 1.0
 
@@ -131,6 +131,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--J", type=int, nargs="+", default=[2000, 8000, 20000, 100000])
     ap.add_argument("--seeds", type=int, nargs="+", default=[3, 3, 2, 1], help="seeds per J")
+    ap.add_argument("--first-seed", type=int, default=0,
+                    help="the spirals' first seed (more fits beside an earlier run's)")
     ap.add_argument("--turns", type=float, nargs="+", default=[1.0, 1.5, 1.75])
     ap.add_argument("--shape", nargs="+", default=["fermat", "archimedean"])
     ap.add_argument("--real", nargs="*", default=["heart", "ionosphere", "sonar"])
