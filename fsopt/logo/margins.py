@@ -176,6 +176,15 @@ def _pair(A, X, Z, n, i, j0, j1):
         zi[j] += b * d
 
 
+@numba.njit(cache=True, nogil=True, inline="always")
+def _four_by_four(M, n, i):
+    """M[n:n + 4, i:i + 4] as 16 scalars, row by row (read once, before a tile's column loop)."""
+    return (M[n, i], M[n, i + 1], M[n, i + 2], M[n, i + 3],
+            M[n + 1, i], M[n + 1, i + 1], M[n + 1, i + 2], M[n + 1, i + 3],
+            M[n + 2, i], M[n + 2, i + 1], M[n + 2, i + 2], M[n + 2, i + 3],
+            M[n + 3, i], M[n + 3, i + 1], M[n + 3, i + 2], M[n + 3, i + 3])
+
+
 @numba.njit(cache=True, nogil=True, fastmath=True)
 def _tile(A, X, Z, n, i, j0, j1):
     """The 16 pairs (n..n+3) × (i..i+3), i ≥ n + 4, over columns j0:j1 (the coefficients are
@@ -184,14 +193,8 @@ def _tile(A, X, Z, n, i, j0, j1):
     z0, z1, z2, z3 = Z[i, j0:j1], Z[i + 1, j0:j1], Z[i + 2, j0:j1], Z[i + 3, j0:j1]
     xa, xb, xc, xd = X[n, j0:j1], X[n + 1, j0:j1], X[n + 2, j0:j1], X[n + 3, j0:j1]
     za, zb, zc, zd = Z[n, j0:j1], Z[n + 1, j0:j1], Z[n + 2, j0:j1], Z[n + 3, j0:j1]
-    ra0, ra1, ra2, ra3 = A[n, i], A[n, i + 1], A[n, i + 2], A[n, i + 3]
-    rb0, rb1, rb2, rb3 = A[n + 1, i], A[n + 1, i + 1], A[n + 1, i + 2], A[n + 1, i + 3]
-    rc0, rc1, rc2, rc3 = A[n + 2, i], A[n + 2, i + 1], A[n + 2, i + 2], A[n + 2, i + 3]
-    rd0, rd1, rd2, rd3 = A[n + 3, i], A[n + 3, i + 1], A[n + 3, i + 2], A[n + 3, i + 3]
-    ca0, ca1, ca2, ca3 = A[i, n], A[i + 1, n], A[i + 2, n], A[i + 3, n]
-    cb0, cb1, cb2, cb3 = A[i, n + 1], A[i + 1, n + 1], A[i + 2, n + 1], A[i + 3, n + 1]
-    cc0, cc1, cc2, cc3 = A[i, n + 2], A[i + 1, n + 2], A[i + 2, n + 2], A[i + 3, n + 2]
-    cd0, cd1, cd2, cd3 = A[i, n + 3], A[i + 1, n + 3], A[i + 2, n + 3], A[i + 3, n + 3]
+    ra0, ra1, ra2, ra3, rb0, rb1, rb2, rb3, rc0, rc1, rc2, rc3, rd0, rd1, rd2, rd3 = _four_by_four(A, n, i)
+    ca0, ca1, ca2, ca3, cb0, cb1, cb2, cb3, cc0, cc1, cc2, cc3, cd0, cd1, cd2, cd3 = _four_by_four(A.T, n, i)
     for j in range(j1 - j0):
         v0, v1, v2, v3 = x0[j], x1[j], x2[j], x3[j]
         u = xa[j]
@@ -281,10 +284,7 @@ def _tile_sum(C, X, g, n, i, j0, j1):
     """g += Σ of the 16 pairs (n..n+3) × (i..i+3), i ≥ n + 4, over columns j0:j1."""
     x0, x1, x2, x3 = X[i, j0:j1], X[i + 1, j0:j1], X[i + 2, j0:j1], X[i + 3, j0:j1]
     xa, xb, xc, xd = X[n, j0:j1], X[n + 1, j0:j1], X[n + 2, j0:j1], X[n + 3, j0:j1]
-    a0, a1, a2, a3 = C[n, i], C[n, i + 1], C[n, i + 2], C[n, i + 3]
-    b0, b1, b2, b3 = C[n + 1, i], C[n + 1, i + 1], C[n + 1, i + 2], C[n + 1, i + 3]
-    c0, c1, c2, c3 = C[n + 2, i], C[n + 2, i + 1], C[n + 2, i + 2], C[n + 2, i + 3]
-    d0, d1, d2, d3 = C[n + 3, i], C[n + 3, i + 1], C[n + 3, i + 2], C[n + 3, i + 3]
+    a0, a1, a2, a3, b0, b1, b2, b3, c0, c1, c2, c3, d0, d1, d2, d3 = _four_by_four(C, n, i)
     for j in range(j1 - j0):
         v0, v1, v2, v3 = x0[j], x1[j], x2[j], x3[j]
         u = xa[j]
