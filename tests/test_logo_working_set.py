@@ -110,3 +110,20 @@ def test_fits_that_repeat_a_point_reach_the_plain_iterations_fixed_point(shape, 
     assert fast.outcome_ == plain.outcome_ == "converged" and fast.certificate_.holds
     np.testing.assert_array_equal(fast.get_support(), plain.get_support())
     assert np.abs(fast.weights_ - plain.weights_).max() <= 2e-3 * plain.weights_.max()
+
+
+def test_a_fit_runs_blas_at_one_thread_and_gives_the_threads_back():
+    """The solves' small matrix products run at one BLAS thread during a fit (the compiled kernels
+    use the cores), and the caller's setting is back after it."""
+    from threadpoolctl import threadpool_info, threadpool_limits
+
+    def blas_threads():
+        return {lib["filepath"]: lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "blas"}
+
+    X, y, seen = *make_spiral(30, 20, random_state=0), []
+    with threadpool_limits(limits=2, user_api="blas"):  # the caller's setting, on any machine
+        before = blas_threads()
+        LOGO(callback=lambda record, w: seen.append(blas_threads())).fit(X, y)
+        after = blas_threads()
+    assert max(before.values()) == 2 and after == before  # (a BLAS built single-threaded stays at 1)
+    assert seen and all(set(threads.values()) == {1} for threads in seen)

@@ -14,6 +14,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..core.blocks import check_blockwise, distinct_rows, is_blockwise, take_rows
 from ..core.driver import FixedPointDriver
+from ..core.kernels import blas_one_thread
 from ..core.scaling import rescale, unit_scale
 from ..core.solvers import resolve_solver
 from ..core.subproblem import Subproblem
@@ -258,7 +259,8 @@ class LOGO(SelectorMixin, BaseEstimator):
                                   prune_patience=self.prune_patience, callback=self.callback,
                                   progress=self.progress, desc="LOGO",
                                   acceleration=self.acceleration)
-        result = driver.run(method)
+        with blas_one_thread():
+            result = driver.run(method)
         if not np.any(result.iterate > 0):
             warnings.warn(f"LOGO: every weight is zero ({subproblem.describe()}: penalty too large "
                           f"for these margins?); no feature is selected", UserWarning, stacklevel=2)
