@@ -5,7 +5,7 @@
                                         [--real heart ionosphere sonar] [--noise 2000] [--out rows.jsonl]
     python benchmarks/logo_fast_path.py --table rows.jsonl [more.jsonl ...]
 
-For each instance, two fits at σ = 2, θ = 0.01 (``--theta``), max_iter = 50 (λ = 1 on the spirals, ``--real-lam``
+For each instance, two fits at σ = 2, θ = 0.01 (``--theta``), max_iter = 50 (``--max-iter``; λ = 1 on the spirals, ``--real-lam``
 on the real data sets): the default (working set,
 elimination, acceleration="auto") and the plain iteration without elimination
 (``working_set=False, prune_below=None``).  Reported: each fit's outcome, outer iterations
@@ -50,7 +50,7 @@ def compare(X, y, label, cdist_time=None, lam=1.0):
     plain, t_plain = fit(X, y, lam=lam, working_set=False, prune_below=None)
     w, w_ref = default.weights_, plain.weights_
     c = default.certificate_
-    return {"instance": label, "J": X.shape[1], "lam": lam, "theta": PARAMS["theta"],
+    return {"instance": label, "J": X.shape[1], "lam": lam, "theta": PARAMS["theta"], "max_iter": PARAMS["max_iter"],
             "default": {"outcome": default.outcome_, "outer": default.n_outer_iter_, "iterations": default.n_iter_,
                         "passes": sum(h.data_passes for h in default.history_), "fit_s": t_default,
                         "support": default.get_support(indices=True).tolist()[:20]},
@@ -140,6 +140,7 @@ def main():
     ap.add_argument("--real-lam", type=float, default=3.0,
                     help="lambda on the real data sets (fsopt experiment logo-uci's; spirals: 1)")
     ap.add_argument("--theta", type=float, default=0.01, help="stopping threshold of both fits")
+    ap.add_argument("--max-iter", type=int, default=50, help="max_iter of both fits (outer iterations)")
     ap.add_argument("--out", default=None, help="append each row as a JSON line to this file")
     ap.add_argument("--table", nargs="+", metavar="JSONL", help="print the rows saved by --out and stop")
     args = ap.parse_args()
@@ -147,7 +148,7 @@ def main():
         rows = [json.loads(line) for name in args.table for line in open(name) if line.strip()]
         print(HEADER, *map(row, rows), "", *summary(rows), sep="\n")
         return
-    PARAMS["theta"] = args.theta
+    PARAMS.update(theta=args.theta, max_iter=args.max_iter)
     from fsopt import LOGO
     from fsopt.datasets.spiral import make_spiral
 
