@@ -5,9 +5,9 @@
                                         [--real heart ionosphere sonar] [--noise 2000] [--out rows.jsonl]
     python benchmarks/logo_fast_path.py --table rows.jsonl [more.jsonl ...]
 
-For each instance, two fits at σ = 2, θ = 0.01 (``--theta``), max_iter = 50 (``--max-iter``; λ = 1 on the spirals, ``--real-lam``
-on the real data sets): the default (working set,
-elimination, acceleration="auto") and the plain iteration without elimination
+For each instance, two fits at σ = 2, θ = 0.01 (``--theta``), max_iter = 50 (``--max-iter``), acceleration "auto" (``--acceleration``; λ = 1 on the spirals, ``--real-lam``
+on the real data sets): the default (working set and
+elimination) and the plain iteration without elimination
 (``working_set=False, prune_below=None``).  Reported: each fit's outcome, outer iterations
 (all iterations in parentheses), passes over X, fit time and its ratio to one scipy
 ``cdist(X, X, "cityblock")`` on the same X (J ≥ 20,000), whether the supports agree, the largest
@@ -51,6 +51,7 @@ def compare(X, y, label, cdist_time=None, lam=1.0):
     w, w_ref = default.weights_, plain.weights_
     c = default.certificate_
     return {"instance": label, "J": X.shape[1], "lam": lam, "theta": PARAMS["theta"], "max_iter": PARAMS["max_iter"],
+            "acceleration": PARAMS.get("acceleration", "auto"),
             "default": {"outcome": default.outcome_, "outer": default.n_outer_iter_, "iterations": default.n_iter_,
                         "passes": sum(h.data_passes for h in default.history_), "fit_s": t_default,
                         "support": default.get_support(indices=True).tolist()[:20]},
@@ -141,6 +142,8 @@ def main():
                     help="lambda on the real data sets (fsopt experiment logo-uci's; spirals: 1)")
     ap.add_argument("--theta", type=float, default=0.01, help="stopping threshold of both fits")
     ap.add_argument("--max-iter", type=int, default=50, help="max_iter of both fits (outer iterations)")
+    ap.add_argument("--acceleration", default="auto", choices=["auto", "averaging", "anderson", "none"],
+                    help="acceleration of both fits")
     ap.add_argument("--out", default=None, help="append each row as a JSON line to this file")
     ap.add_argument("--table", nargs="+", metavar="JSONL", help="print the rows saved by --out and stop")
     args = ap.parse_args()
@@ -148,7 +151,8 @@ def main():
         rows = [json.loads(line) for name in args.table for line in open(name) if line.strip()]
         print(HEADER, *map(row, rows), "", *summary(rows), sep="\n")
         return
-    PARAMS.update(theta=args.theta, max_iter=args.max_iter)
+    PARAMS.update(theta=args.theta, max_iter=args.max_iter,
+                  acceleration=None if args.acceleration == "none" else args.acceleration)
     from fsopt import LOGO
     from fsopt.datasets.spiral import make_spiral
 
