@@ -191,8 +191,12 @@ class Wandering(OneFeature):
         return np.flatnonzero(~active)[:2]
 
 
-def test_a_working_set_that_does_not_settle_restarts_as_the_plain_iteration():
-    driver = FixedPointDriver(theta=1e-4, max_iter=100, prune_below=1e-8, prune_patience=1, max_failed_checks=3)
+@pytest.mark.parametrize("acceleration", [None, "auto", "averaging", "anderson"])
+def test_a_working_set_that_does_not_settle_restarts_as_the_plain_iteration(acceleration):
+    """After the restart the iterates are the plain iteration's with the same acceleration, from
+    its first step (which no accelerator takes: it has one point)."""
+    driver = FixedPointDriver(theta=1e-4, max_iter=100, prune_below=1e-8, prune_patience=1, max_failed_checks=3,
+                              acceleration=acceleration)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         result = driver.run(Wandering())
@@ -201,8 +205,9 @@ def test_a_working_set_that_does_not_settle_restarts_as_the_plain_iteration():
     after = result.history[restarts[0]:]
     slow = Wandering()
     slow.checks = 3  # the problem as the three checks left it
-    plain = FixedPointDriver(theta=1e-4, max_iter=100).run(slow)  # the slow path
+    plain = FixedPointDriver(theta=1e-4, max_iter=100, acceleration=acceleration).run(slow)  # the slow path
     assert [h.change for h in after] == [h.change for h in plain.history]  # the same iterates
+    assert [h.accelerated for h in after] == [h.accelerated for h in plain.history]
     assert result.outcome == "converged" and not any(h.working_set for h in after)
 
 

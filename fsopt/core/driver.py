@@ -442,6 +442,7 @@ class FixedPointDriver:
         kept = np.zeros(active.shape, dtype=bool)  # entered at the last check: kept while ...
         rent = 0  # ... the zero-weight ones cost (columns × iterations) less than one check
         outer, in_round = 0, 0  # outer iterations (the paper's, and rounds); iterations of this round
+        first = 1  # the first iteration of this run (a restart begins a run): no accelerator takes it
         eliminating, failed = self.prune_below is not None, 0  # checks in a row that admitted features
         # a run that stops on θ has no known length: count iterations, show θ_t, estimate nothing
         bar = tqdm(total=self.max_iter if self.theta == 0 else None, desc=self.desc,
@@ -514,9 +515,10 @@ class FixedPointDriver:
                     if accelerator is not None and hasattr(accelerator, "reset"):
                         accelerator.reset()
                     best, t_best, since, solves, outer, in_round = np.inf, t, len(history), [], 0, 0
+                    first = t + 1
                 elif accelerator is not None and record.n_reentered:
                     accelerator.reset()  # the problem changed: its memory is of another map
-                elif accelerator is not None and t > 1 and not done and not cycle:
+                elif accelerator is not None and t > first and not done and not cycle:
                     iterate = np.array(method.project(accelerator.propose(previous, new)), dtype=float)
                     if iterate.ndim == 1:
                         iterate[~active] = 0.0
