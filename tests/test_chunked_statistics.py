@@ -161,3 +161,16 @@ def test_working_set_columns_are_read_from_X_only_when_features_enter(rng, tmp_p
             dense = np.hstack([b for _, _, b in column_blocks(held)])
             np.testing.assert_array_equal(dense, X[:, active], err_msg=name)
         assert reads.count(90) == 3, (name, reads)  # the first working set and the two growths
+
+
+def test_blockwise_zbar_products_equal_numpy(rng, tmp_path):
+    """The check's gradients (z̄ᵀV without z̄) on every blockwise X equal those on the array."""
+    from fsopt.logo.margins import margin_coefficients, zbar_products
+
+    X = rng.standard_normal((22, 150))
+    y = np.arange(22) % 2
+    A = margin_coefficients(X, y, rng.uniform(0.1, 1.0, 150), 2.0)
+    V = rng.standard_normal((22, 2))
+    ref = zbar_products(A, X, V)
+    for name, Xb in _stores(X, tmp_path).items():
+        np.testing.assert_allclose(zbar_products(A, Xb, V), ref, rtol=1e-12, atol=1e-12, err_msg=name)

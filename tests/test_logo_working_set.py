@@ -4,6 +4,7 @@ elimination and as the full-J updates, for fewer passes over X; elimination asks
 subproblem's ``penalty.zero_slack`` when it has one; the kernels' threads follow the CPUs the
 process may use."""
 import os
+import warnings
 
 import numpy as np
 import pytest
@@ -127,3 +128,25 @@ def test_a_fit_runs_blas_at_one_thread_and_gives_the_threads_back():
         after = blas_threads()
     assert max(before.values()) == 2 and after == before  # (a BLAS built single-threaded stays at 1)
     assert seen and all(set(threads.values()) == {1} for threads in seen)
+
+
+def test_gradients_from_the_check_are_trusted_at_their_own_solve_and_bound_nowhere_else():
+    """The check computes the held-out gradients without z̄ (so ‖z̄_j‖ = inf): at the solve they
+    were computed at they are exact, and the bound calls unsure exactly the violators; after
+    another solve (other margins) no bound is drawn from them: every one is unsure."""
+    X, y = make_spiral(100, 50, random_state=1)
+    w = LOGO(prune_below=None, theta=1e-6).fit(X, y).weights_
+    active = w > 0
+    active[0] = False
+    start = np.where(active, w, 0.0)
+    method = LogoFixedPoint(X, y, 2.0, GarroteLogistic(), "LBFGSB")
+    step = method.update(method.statistics(start, active), start, active)
+    out = np.flatnonzero(~active)
+    tol = method._tolerance(step.iterate)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no 0 · inf
+        back = method.kkt_violations(step.iterate, active)
+        assert np.isinf(method._znorm[out]).all() and 0 in back
+        np.testing.assert_array_equal(method._unsure(out, tol), back)
+        method._new_epoch(method._A, np.zeros(X.shape[0]))  # another solve's margins
+        np.testing.assert_array_equal(method._unsure(out, tol), out)

@@ -218,7 +218,6 @@ def _tile(A, X, Z, n, i, j0, j1):
         z3[j] += s3 + cd3 * d3
 
 
-
 def zbar_products(A, X, V):
     """G = z̄ᵀV (columns of X × columns of V) without z̄: with C = diag(v) A + (diag(v) A)ᵀ,
     G[j, k] = Σ_{n<i} C_ni |x_nj − x_ij| — one multiply-add per pair and column of V, where z̄
@@ -226,11 +225,7 @@ def zbar_products(A, X, V):
     out of the working set, whose z̄ columns are not kept.  Summed in float64 (X may be float32)."""
     V = np.asarray(V, dtype=float).reshape(A.shape[0], -1)
     if is_blockwise(X):
-        blocks = [(blk, delayed(zbar_products)) for _, _, blk in dask_blocks(X)] if store_kind(X) == "dask" \
-            else [(blk, zbar_products) for _, _, blk in column_blocks(X)]
-        parts = [f(A, blk, V) for blk, f in blocks]
-        parts = dask_compute(*parts) if store_kind(X) == "dask" else parts
-        return np.concatenate(parts, axis=0) if parts else np.zeros((0, V.shape[1]))
+        return zbar_products_blockwise(A, X, V)
     dtype = np.float32 if X.dtype == np.float32 else np.float64
     X = np.ascontiguousarray(X, dtype=dtype)
     C = np.stack([np.triu(c + c.T, 1) for c in (V[:, k, None] * A for k in range(V.shape[1]))]).astype(dtype)
@@ -297,6 +292,7 @@ def _tile_sum(C, X, g, n, i, j0, j1):
         s += d0 * abs(u - v0) + d1 * abs(u - v1) + d2 * abs(u - v2) + d3 * abs(u - v3)
         g[j] += s
 
+
 # --- X read one column block at a time (dask, zarr, h5py, scipy.sparse) ----------------------
 def weighted_manhattan_blockwise(X, w):
     """D = Σ_blocks D_block with D_block[n, i] = Σ_{j ∈ block} w_j |x_nj − x_ij|, for w ≥ 0, in float64."""
@@ -320,6 +316,16 @@ def signed_abs_sum_blockwise(A, X):
     for j0, j1, block in column_blocks(X):
         Z[:, j0:j1] = signed_abs_sum(A, block)
     return Z
+
+
+def zbar_products_blockwise(A, X, V):
+    """G[block] = zbar_products(A, X[:, block], V) for each column block."""
+    if store_kind(X) == "dask":
+        A = delayed(A)  # one copy of the N×N matrix in the graph, shared by the tasks
+        parts = dask_compute(*[delayed(zbar_products)(A, blk, V) for _, _, blk in dask_blocks(X)])
+    else:
+        parts = [zbar_products(A, block, V) for _, _, block in column_blocks(X)]
+    return np.concatenate(parts, axis=0) if parts else np.zeros((0, V.shape[1]))
 
 
 def _partial_distances(block, w):

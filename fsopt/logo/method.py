@@ -270,9 +270,8 @@ class LogoFixedPoint(FixedPointMethod):
         460 × 20,000), one product when the two derivatives are the same numbers; ‖z̄_j‖ is not
         known (inf: no bound is drawn from it, the feature is computed again when one is needed)."""
         same = np.array_equal(self._S[:, 0], self._S[:, 1])
-        A = self._A if self.x_scale == 1.0 else self._A / self.x_scale
-        G = zbar_products(A, self._columns(cols), self._S[:, :1] if same else self._S)
-        self.data_passes += cols.size / self.X.shape[1]
+        G = zbar_products(self._of_scaled_X(self._A, cols.size), self._columns(cols),
+                          self._S[:, :1] if same else self._S)
         self._set_reference(cols, G[:, 0], G[:, -1])
         self._znorm[cols] = np.inf
 
@@ -341,10 +340,15 @@ class LogoFixedPoint(FixedPointMethod):
         return np.sort(out[violators])
 
     def _zbar(self, A, X):
-        """z̄ of the columns X of X / x_scale (eq. 3): z̄ is linear in A, so A / x_scale (N × N)
-        is scaled, not the N × J result (dividing Z took 0.77 s of a 10 s fit at J = 20,000)."""
-        self.data_passes += X.shape[1] / self.X.shape[1]
-        return signed_abs_sum(A if self.x_scale == 1.0 else A / self.x_scale, X)
+        """z̄ of the columns X of X / x_scale (eq. 3)."""
+        return signed_abs_sum(self._of_scaled_X(A, X.shape[1]), X)
+
+    def _of_scaled_X(self, A, columns):
+        """A for the columns of X / x_scale, about to be read (``columns`` of them: counted in
+        ``data_passes``): z̄ and its products are linear in A, so A / x_scale (N × N) is scaled,
+        not the N × J result (dividing Z took 0.77 s of a 10 s fit at J = 20,000)."""
+        self.data_passes += columns / self.X.shape[1]
+        return A if self.x_scale == 1.0 else A / self.x_scale
 
     def _columns(self, index):
         """X[:, index] for an increasing index array, without reading a store or densifying."""
