@@ -18,7 +18,8 @@ those columns, distances over the nonzero weights: cheap), in rounds closed by t
 over all features — when the working set converges, cycles, stalls or converges slowly, or after
 ``round_iter`` iterations (it may be missing a feature) — one pass over the held-out columns per
 round, which needs their gradients z̄_jᵀℓ'(m), not z̄ (:func:`~fsopt.logo.margins.zbar_products`,
-half the multiply-adds of z̄ and no N × J result: 2.2–2.5× faster at 460 × 20,000); the most
+half the multiply-adds of z̄ and no N × J result: 2.3–2.9× faster at N × J = 460 × 20,000,
+200 × 100,000 and 1,000 × 5,000); the most
 violating features enter (at most twice the working set, and 100: as skglm and celer grow
 theirs) and the iteration goes on.  The intermediate iterates are then those of the working
 set's problem; the final one is certified over all J.  ``working_set=False``: every update solves
@@ -266,9 +267,10 @@ class LogoFixedPoint(FixedPointMethod):
 
     def _products_of(self, cols):
         """Exact ∂_j at the current epoch for ``cols`` as z̄ᵀ[ℓ'_screening, ℓ'_own] without z̄
-        (:func:`~fsopt.logo.margins.zbar_products`: 2.2–2.5× faster than z̄ and its product at
-        460 × 20,000), one product when the two derivatives are the same numbers; ‖z̄_j‖ is not
-        known (inf: no bound is drawn from it, the feature is computed again when one is needed)."""
+        (:func:`~fsopt.logo.margins.zbar_products`: 2.3–2.9× faster than z̄, its product and
+        norms at three N × J), one product when the two derivatives are the same numbers; ‖z̄_j‖
+        is not known (inf: no bound is drawn from it; the feature is computed again when one is
+        needed)."""
         same = np.array_equal(self._S[:, 0], self._S[:, 1])
         G = zbar_products(self._of_scaled_X(self._A, cols.size), self._columns(cols),
                           self._S[:, :1] if same else self._S)
