@@ -233,6 +233,60 @@ def test_a_working_set_that_settles_after_several_failed_checks_is_not_restarted
     assert any(h.restarted for h in early.history)  # the old rule gave up on it
 
 
+class PlainDrifts(SettlesLate):
+    """SettlesLate whose update over all features adds 1 to w_0: the plain iteration drifts (θ_t
+    = 1/(w_0 + 1), no cycle) and stops at max_iter; the working set settles after ``failing``
+    checks."""
+
+    def __init__(self, J=30):
+        super().__init__(J)
+
+    def update(self, stats, iterate, active):
+        if not active.all():
+            return super().update(stats, iterate, active)
+        new = np.zeros(self.J)
+        new[0] = iterate[0] + 1.0
+        return Step(new)
+
+
+def test_a_restart_whose_plain_iteration_stops_at_max_iter_gives_the_working_set_run_back():
+    """After three failed checks the fit restarts; the plain iteration stops at max_iter; the
+    working-set run then goes on exactly where it stopped: its iterates are those of a run that
+    never restarted, and it converges."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        result = FixedPointDriver(theta=1e-4, max_iter=100, prune_below=1e-8, max_failed_checks=3).run(PlainDrifts())
+        never = FixedPointDriver(theta=1e-4, max_iter=100, prune_below=1e-8, max_failed_checks=1000).run(PlainDrifts())
+    h = result.history
+    restarted = next(i for i, r in enumerate(h) if r.restarted)
+    resumed = next(i for i, r in enumerate(h) if r.resumed)
+    assert restarted < resumed and not any(r.working_set for r in h[restarted + 1:resumed + 1])
+    assert [r.change for r in h[resumed + 1:]] == [r.change for r in never.history[restarted + 1:]]
+    assert [r.n_active for r in h[resumed + 1:]] == [r.n_active for r in never.history[restarted + 1:]]
+    assert result.outcome == never.outcome == "converged"
+    np.testing.assert_array_equal(result.iterate, never.iterate)
+
+
+def test_a_restart_whose_plain_iteration_cycles_ends_with_that_cycle():
+    """A cycle is the plain iteration's verdict (acceleration None): the fit reports it, and the
+    working-set run is not resumed."""
+    class PlainCycles(SettlesLate):  # over all features, w_0 ↔ 3 − w_0: the 2-cycle 1 ↔ 2
+        def __init__(self):
+            super().__init__(30)
+
+        def update(self, stats, iterate, active):
+            if not active.all():
+                return super().update(stats, iterate, active)
+            new = np.zeros(self.J)
+            new[0] = 3.0 - iterate[0]
+            return Step(new)
+
+    with pytest.warns(ConvergenceWarning, match="cycle"):
+        result = FixedPointDriver(theta=1e-4, max_iter=100, prune_below=1e-8, max_failed_checks=3).run(PlainCycles())
+    assert result.outcome == "cycle(2)" and any(h.restarted for h in result.history)
+    assert not any(h.resumed for h in result.history)
+
+
 class LateFeature(FixedPointMethod):
     """T(x)_0 = (x_0 + 1)/2; T(x)_1 = x_0/10 once x_0 > 0.9 (else 0); every other weight 0.  From
     x_0 = 0.5, feature 1 is eliminated at once, and the check at the working set's fixed point

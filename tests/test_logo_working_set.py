@@ -113,6 +113,23 @@ def test_fits_that_repeat_a_point_reach_the_plain_iterations_fixed_point(shape, 
     assert np.abs(fast.weights_ - plain.weights_).max() <= 2e-3 * plain.weights_.max()
 
 
+def test_a_working_set_that_finds_its_features_late_goes_on_after_the_plain_iteration_fails():
+    """Fermat 1.75 turns, seed 1, J = 2,000: the working set's checks admit features ten times in
+    a row, so the fit restarts as the plain iteration, which stops at max_iter ("auto" does not
+    converge here); the working-set run then goes on and settles on the fixed point the plain
+    iteration reaches with averaging (same support, weights within 1e-3 of max w, θ = 1e-4).
+    Without the resumed run the default ended at max_iter with 118 features."""
+    X, y = make_spiral(230, 1998, turns=1.75, random_state=1, shape="fermat")
+    fast = LOGO(theta=1e-4).fit(X, y)
+    plain = LOGO(theta=1e-4, max_iter=150, acceleration="averaging", working_set=False, prune_below=None).fit(X, y)
+    restarted = [h.iteration for h in fast.history_ if h.restarted]
+    resumed = [h.iteration for h in fast.history_ if h.resumed]
+    assert len(restarted) == len(resumed) == 1 and restarted[0] < resumed[0]
+    assert fast.outcome_ == plain.outcome_ == "converged" and fast.certificate_.holds
+    np.testing.assert_array_equal(fast.get_support(), plain.get_support())
+    assert np.abs(fast.weights_ - plain.weights_).max() <= 1e-3 * plain.weights_.max()
+
+
 def test_a_fit_runs_blas_at_one_thread_and_gives_the_threads_back():
     """The solves' small matrix products run at one BLAS thread during a fit (the compiled kernels
     use the cores), and the caller's setting is back after it."""

@@ -271,6 +271,7 @@ class Iteration:
     switched: bool = False  # acceleration="auto": a cycle, stall or slow progress here, Anderson from now on
     working_set: bool = False  # the update solved over the active features only (not an outer iteration)
     restarted: bool = False  # the working set did not settle: the run starts again without elimination
+    resumed: bool = False  # the restarted run did not converge: the working-set run goes on after this
     repeated: bool = False  # θ_t < θ on the working set but features re-entered: the same point next
     data_passes: float = 0.0  # passes over the data in this iteration (statistics, update, check)
 
@@ -298,7 +299,7 @@ class DriverResult(Generic[R]):
     outcome: str = "max_iter"  # "converged", "kkt_failed", "cycle(k)", "max_iter" or "stopped"
     cycle: tuple = ()  # for "cycle(k)": the iterations of the repeated period
     certificate: FitCertificate | None = None
-    n_outer: int = 0  # outer iterations: those over all features, and working-set rounds
+    n_outer: int = 0  # outer iterations: those over all features, and working-set rounds (of the last run)
     evaluated: np.ndarray | None = None  # the point x of the last iteration: iterate = T(x)
 
     @property
@@ -376,7 +377,12 @@ class FixedPointDriver:
         change), with ``max_iter`` outer iterations of its own (``Iteration.restarted`` marks
         where; the history keeps both).  A working set that converges slowly may need several
         such checks and still cost a third of the plain iteration (LOGO: up to 9 in a row,
-        ``docs/logo-scale.md``); each check costs a pass over the eliminated features.
+        ``docs/logo-scale.md``); each check costs a pass over the eliminated features.  When the
+        restarted run stops at ``max_iter`` (not a cycle: that is the plain iteration's verdict),
+        the working-set run goes on from where it stopped, as if it had not restarted
+        (``Iteration.resumed`` marks where), counting its outer iterations on from its own, with
+        no second restart: a fixed point the working set finds late is not lost where the plain
+        iteration does not reach one in its budget.
 
     Examples
     --------
@@ -444,6 +450,7 @@ class FixedPointDriver:
         outer, in_round = 0, 0  # outer iterations (the paper's, and rounds); iterations of this round
         first = 1  # the first iteration of this run (a restart begins a run): no accelerator takes it
         eliminating, failed = self.prune_below is not None, 0  # checks in a row that admitted features
+        saved = None  # the working-set run a restart set aside, resumed if the plain run fails
         # a run that stops on θ has no known length: count iterations, show θ_t, estimate nothing
         bar = tqdm(total=self.max_iter if self.theta == 0 else None, desc=self.desc,
                    disable=not self.progress, leave=False)
@@ -496,7 +503,7 @@ class FixedPointDriver:
                     record.switched = True
                 record.data_passes = method.data_passes - passes
                 history.append(record)
-                restart = eliminating and failed >= self.max_failed_checks  # the working set wanders
+                restart = eliminating and failed >= self.max_failed_checks and saved is None  # it wanders
                 done = not restart and record.n_reentered == 0 and (change < self.theta or not active.any())
                 solves = self._remember(solves, t, new, record)
                 cycle = () if done or restart or record.n_reentered else cycle
@@ -509,6 +516,12 @@ class FixedPointDriver:
                 if record.n_reentered or record.switched or record.full_check:
                     best, t_best, since = np.inf, t, len(history)  # progress is measured anew
                 if restart:  # the plain iteration over all features, from the start: the slow path
+                    if accelerator is not None:
+                        accelerator.reset()  # as after any re-entry
+                    repeat = record.full_check and change < self.theta  # as below, had it not restarted
+                    saved = dict(iterate=evaluated if repeat else new, active=active.copy(), below=below.copy(),
+                                 kept=kept.copy(), rent=rent, outer=outer, first=first, accelerator=accelerator,
+                                 solves=solves)
                     record.restarted, eliminating, failed = True, False, 0
                     iterate, active = np.array(method.initial_iterate(), dtype=float), np.ones_like(active)
                     accelerator = make_accelerator(self.acceleration)
@@ -526,6 +539,14 @@ class FixedPointDriver:
                 bar.update(1)
                 bar.set_postfix(change=f"{change:.3g}", active=record.n_active)
                 stopped = bool(self.callback(record, new)) if self.callback else False
+                if saved is not None and not eliminating and not (done or cycle or stopped) and \
+                        outer >= self.max_iter:  # the plain run spent its budget: back to the working set
+                    record.resumed, eliminating, in_round = True, True, 0
+                    iterate, active, below, kept, rent, outer, first, accelerator, solves = (
+                        saved[k] for k in ("iterate", "active", "below", "kept", "rent", "outer", "first",
+                                           "accelerator", "solves"))
+                    best, t_best, since = np.inf, t, len(history)
+                    continue
                 if done or cycle or stopped or outer >= self.max_iter:
                     iterate = new  # the last solve's output, whatever the accelerator proposed
                     outcome = "converged" if done else f"cycle({len(cycle)})" if cycle else \

@@ -62,7 +62,8 @@ class LOGO(SelectorMixin, BaseEstimator):
         over them) when the working set converges, cycles, stalls, converges slowly or has run
         10 iterations; the most violating features come back and the iteration goes on.  Ten
         checks in a row that bring features back restart the fit as the plain iteration
-        (``history_[t].restarted``).  The subproblem must declare ``smooth.margin_derivative``
+        (``history_[t].restarted``); if that run ends without converging, the working-set run
+        goes on where it stopped (``history_[t].resumed``).  The subproblem must declare ``smooth.margin_derivative``
         and ``penalty.zero_slack`` (refused otherwise, before any work).  ``None`` disables
         elimination.  ``history_[t].data_passes`` holds the passes over X of each iteration.
     prune_patience : int, default=1
@@ -123,7 +124,7 @@ class LOGO(SelectorMixin, BaseEstimator):
         Iterations done (one row of ``history_`` each).
     n_outer_iter_ : int
         Outer iterations done, as ``max_iter`` counts them: iterations over all features, and
-        working-set rounds.
+        working-set rounds; after a restart, those of the run that gave the answer.
     converged_ : bool
         Whether θ_t < theta was reached with the final check over all features passed (no
         eliminated feature would enter).
