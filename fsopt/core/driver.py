@@ -518,7 +518,7 @@ class FixedPointDriver:
                 if restart:  # the plain iteration over all features, from the start: the slow path
                     if accelerator is not None:
                         accelerator.reset()  # as after any re-entry
-                    repeat = record.full_check and change < self.theta  # as below, had it not restarted
+                    repeat = record.full_check and change < self.theta  # as above, had it not restarted
                     saved = dict(iterate=evaluated if repeat else new, active=active.copy(), below=below.copy(),
                                  kept=kept.copy(), rent=rent, outer=outer, first=first, accelerator=accelerator,
                                  solves=solves)
