@@ -13,6 +13,7 @@ from fsopt import LOGO
 from fsopt.datasets.spiral import make_spiral
 from fsopt.core.parts import NonnegL1
 from fsopt.logo import GarroteLogistic, LogoFixedPoint
+from fsopt.logo.cli import restart_story
 from fsopt.logo.margins import kernel_threads, signed_abs_sum
 
 
@@ -125,6 +126,7 @@ def test_a_working_set_that_finds_its_features_late_goes_on_after_the_plain_iter
     restarted = [h.iteration for h in fast.history_ if h.restarted]
     resumed = [h.iteration for h in fast.history_ if h.resumed]
     assert len(restarted) == len(resumed) == 1 and restarted[0] < resumed[0]
+    assert f"after iteration {resumed[0]} and the working set went on" in restart_story(fast.history_)  # fsopt run
     assert fast.outcome_ == plain.outcome_ == "converged" and fast.certificate_.holds
     np.testing.assert_array_equal(fast.get_support(), plain.get_support())
     assert np.abs(fast.weights_ - plain.weights_).max() <= 1e-3 * plain.weights_.max()

@@ -71,9 +71,25 @@ def run(args, problem, X, y) -> int:
     print(f"  of which compiling the numba kernels: {kernel_t:.2f} s (compiled on the first run, "
           f"then loaded from numba's cache)")
     print(f"elimination: {sum(h.n_dropped for h in hist)} feature(s) dropped, "
-          f"{sum(h.n_reentered for h in hist)} re-entered; {hist[-1].n_active} active at the end")
+          f"{sum(h.n_reentered for h in hist)} re-entered; {hist[-1].n_active} active at the end"
+          + restart_story(hist))
     if args.plot:
         relevant = problem.data.get("relevant")  # a problem file may name its relevant features
         save_figure(plot_logo(est, relevant=relevant, names=names), args.plot)
         print(f"figure written to {args.plot}")
     return 0
+
+
+def restart_story(history) -> str:
+    """The restart and the resumed working-set run that ``history`` marks, as a clause ("" if
+    the fit did not restart)."""
+    restarted = [h.iteration for h in history if h.restarted]
+    if not restarted:
+        return ""
+    story = (f"; the working set did not settle, so the fit restarted as the plain iteration after "
+             f"iteration {restarted[0]}")
+    resumed = [h.iteration for h in history if h.resumed]
+    if resumed:
+        story += (f"; that run stopped at max_iter after iteration {resumed[0]} and the working set "
+                  f"went on where it had stopped")
+    return story
