@@ -121,6 +121,7 @@ def row(r):
 
 
 def reference_cell(ref):
+    """The last column: the plain iteration with averaging, where the plain iteration did not converge."""
     if ref is None:
         return ""
     return (f"{ref['outcome']} {ref['iterations']}; {'yes' if ref['same_support'] else 'NO'}, "

@@ -271,7 +271,7 @@ class Iteration:
     switched: bool = False  # acceleration="auto": a cycle, stall or slow progress here, Anderson from now on
     working_set: bool = False  # the update solved over the active features only (not an outer iteration)
     restarted: bool = False  # the working set did not settle: the run starts again without elimination
-    resumed: bool = False  # the restarted run did not converge: the working-set run goes on after this
+    resumed: bool = False  # the restarted run stopped at max_iter: the working-set run goes on after this
     repeated: bool = False  # θ_t < θ on the working set but features re-entered: the same point next
     data_passes: float = 0.0  # passes over the data in this iteration (statistics, update, check)
 
