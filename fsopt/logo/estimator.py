@@ -64,8 +64,9 @@ class LOGO(SelectorMixin, BaseEstimator):
         checks in a row that bring features back restart the fit as the plain iteration
         (``history_[t].restarted``); if that run stops at max_iter, the working-set run goes on
         where it stopped (``history_[t].resumed``).  The subproblem must declare
-        ``smooth.margin_derivative`` and ``penalty.zero_slack`` (refused otherwise, before any work).  ``None`` disables
-        elimination.  ``history_[t].data_passes`` holds the passes over X of each iteration.
+        ``smooth.margin_derivative`` and ``penalty.zero_slack`` (refused otherwise, before any
+        work).  ``None`` disables elimination.  ``history_[t].data_passes`` holds the passes
+        over X of each iteration.
     prune_patience : int, default=1
         Consecutive outer iterations below ``prune_below`` before a feature is eliminated.
     threshold : float, default=0.01
