@@ -249,14 +249,19 @@ class PlainDrifts(SettlesLate):
         return Step(new)
 
 
-def test_a_restart_whose_plain_iteration_stops_at_max_iter_gives_the_working_set_run_back():
+@pytest.mark.parametrize("accelerator", [lambda: None, lambda: "anderson", Anderson],
+                         ids=["none", "anderson", "a user's accelerator object"])
+def test_a_restart_whose_plain_iteration_stops_at_max_iter_gives_the_working_set_run_back(accelerator):
     """After three failed checks the fit restarts; the plain iteration stops at max_iter; the
     working-set run then goes on exactly where it stopped: its iterates are those of a run that
-    never restarted, and it converges."""
+    never restarted, and it converges — also with an accelerator object of the user's, which the
+    plain run shares (its memory of the plain run is forgotten, as after any re-entry)."""
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        result = FixedPointDriver(theta=1e-4, max_iter=100, prune_below=1e-8, max_failed_checks=3).run(PlainDrifts())
-        never = FixedPointDriver(theta=1e-4, max_iter=100, prune_below=1e-8, max_failed_checks=1000).run(PlainDrifts())
+        result = FixedPointDriver(theta=1e-4, max_iter=100, prune_below=1e-8, max_failed_checks=3,
+                                  acceleration=accelerator()).run(PlainDrifts())
+        never = FixedPointDriver(theta=1e-4, max_iter=100, prune_below=1e-8, max_failed_checks=1000,
+                                 acceleration=accelerator()).run(PlainDrifts())
     h = result.history
     restarted = next(i for i, r in enumerate(h) if r.restarted)
     resumed = next(i for i, r in enumerate(h) if r.resumed)

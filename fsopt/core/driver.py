@@ -440,9 +440,7 @@ class FixedPointDriver:
         iterate = np.array(method.initial_iterate(), dtype=float)
         active = np.ones(iterate.shape[0] if iterate.ndim == 1 else iterate.shape[-1], dtype=bool)
         history, outcome, cycle, solves, detail = [], "max_iter", (), [], None
-        accelerator = make_accelerator(self.acceleration)
-        if accelerator is not None and hasattr(accelerator, "reset"):
-            accelerator.reset()
+        accelerator = _forget(make_accelerator(self.acceleration))
         below = np.zeros(active.shape, dtype=int)  # consecutive iterations under prune_below
         best, t_best, since = np.inf, 0, 0  # smallest θ_t since the last re-entry, when; that re-entry
         kept = np.zeros(active.shape, dtype=bool)  # entered at the last check: kept while ...
@@ -516,21 +514,18 @@ class FixedPointDriver:
                 if record.n_reentered or record.switched or record.full_check:
                     best, t_best, since = np.inf, t, len(history)  # progress is measured anew
                 if restart:  # the plain iteration over all features, from the start: the slow path
-                    if accelerator is not None:
-                        accelerator.reset()  # as after any re-entry
+                    _forget(accelerator)  # as after any re-entry
                     repeat = record.full_check and change < self.theta  # as above, had it not restarted
                     saved = dict(iterate=evaluated if repeat else new, active=active.copy(), below=below.copy(),
                                  kept=kept.copy(), rent=rent, outer=outer, first=first, accelerator=accelerator,
                                  solves=solves)
                     record.restarted, eliminating, failed = True, False, 0
                     iterate, active = np.array(method.initial_iterate(), dtype=float), np.ones_like(active)
-                    accelerator = make_accelerator(self.acceleration)
-                    if accelerator is not None and hasattr(accelerator, "reset"):
-                        accelerator.reset()
+                    accelerator = _forget(make_accelerator(self.acceleration))  # a user's object: shared
                     best, t_best, since, solves, outer, in_round = np.inf, t, len(history), [], 0, 0
                     first = t + 1
                 elif accelerator is not None and record.n_reentered:
-                    accelerator.reset()  # the problem changed: its memory is of another map
+                    _forget(accelerator)  # the problem changed: its memory is of another map
                 elif accelerator is not None and t > first and not done and not cycle:
                     iterate = np.array(method.project(accelerator.propose(previous, new)), dtype=float)
                     if iterate.ndim == 1:
@@ -545,6 +540,7 @@ class FixedPointDriver:
                     iterate, active, below, kept, rent, outer, first, accelerator, solves = (
                         saved[k] for k in ("iterate", "active", "below", "kept", "rent", "outer", "first",
                                            "accelerator", "solves"))
+                    _forget(accelerator)  # a user's object remembers the plain run
                     best, t_best, since = np.inf, t, len(history)
                     continue
                 if done or cycle or stopped or outer >= self.max_iter:
@@ -659,3 +655,10 @@ class FixedPointDriver:
         record.full_check = back is not None
         record.check_time = time.perf_counter() - t0
         return back
+
+
+def _forget(accelerator):
+    """Clear an accelerator's memory (one without ``reset`` remembers nothing); returns it."""
+    if accelerator is not None and hasattr(accelerator, "reset"):
+        accelerator.reset()
+    return accelerator
