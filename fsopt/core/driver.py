@@ -370,19 +370,23 @@ class FixedPointDriver:
         feature); if none re-enters, "auto" hands over to safeguarded Anderson.
     slow_factor : float, default=3.0
         The factor of ``slow_window``.
-    max_failed_checks : int, default=10
-        After this many checks in a row that each brought features back (the working set does
-        not settle: the iterates wander), the run starts again from the initial iterate without
-        elimination (the plain iteration, whose iterates and outcome the fast path must not
-        change), with ``max_iter`` outer iterations of its own (``Iteration.restarted`` marks
-        where; the history keeps both).  A working set that converges slowly may need several
-        such checks and still cost a third of the plain iteration (LOGO: up to 9 in a row,
-        ``docs/logo-scale.md``); each check costs a pass over the eliminated features.  When the
-        restarted run stops at ``max_iter`` (not a cycle: that is the plain iteration's verdict),
-        the working-set run goes on from where it stopped, as if it had not restarted
-        (``Iteration.resumed`` marks where), counting its outer iterations on from its own, with
-        no second restart: a fixed point the working set finds late is not lost where the plain
-        iteration does not reach one in its budget.
+    max_circling_checks : int, default=5
+        After this many checks that went round (since the last check that brought nothing
+        back), the run starts again from the initial iterate without elimination (the plain
+        iteration, whose iterates and outcome the fast path must not change), with ``max_iter``
+        outer iterations of its own (``Iteration.restarted`` marks where; the history keeps
+        both).  A check goes round when most of the features it brings back an earlier check had
+        brought back already, and they left again: the working set does not settle.  A check
+        that brings mostly features no check has tried is the working set still growing toward
+        its support (J bounds that): it neither counts nor resets the count.  On LOGO's benchmark
+        grid the fits whose plain iteration converges go round at most twice in a row; the
+        working set that finds its features late at J = 20,000 grows through ten checks and goes
+        round three times (``docs/logo-scale.md``).  When the restarted run stops at
+        ``max_iter`` (not a cycle: that is the plain iteration's verdict), the working-set run
+        goes on from where it stopped, as if it had not restarted (``Iteration.resumed`` marks
+        where), counting its outer iterations on from its own, with no second restart: a fixed
+        point the working set finds late is not lost where the plain iteration does not reach one
+        in its budget.
 
     Examples
     --------
@@ -405,7 +409,7 @@ class FixedPointDriver:
     def __init__(self, theta=0.01, max_iter=50, prune_below=None, prune_patience=2,
                  callback: Callable | None = None, progress=False, desc="fixed point",
                  acceleration=None, max_period=4, stall=10, round_iter=10, slow_window=5, slow_factor=3.0,
-                 max_failed_checks=10):
+                 max_circling_checks=5):
         self.theta = theta
         self.max_iter = max_iter
         self.prune_below = prune_below
@@ -419,7 +423,7 @@ class FixedPointDriver:
         self.round_iter = round_iter
         self.slow_window = slow_window
         self.slow_factor = slow_factor
-        self.max_failed_checks = max_failed_checks
+        self.max_circling_checks = max_circling_checks
 
     def run(self, method: FixedPointMethod[R]) -> DriverResult[R]:
         """Iterate ``method`` from its initial iterate until θ_t < theta, a cycle, ``max_iter``
@@ -447,7 +451,8 @@ class FixedPointDriver:
         rent = 0  # ... the zero-weight ones cost (columns × iterations) less than one check
         outer, in_round = 0, 0  # outer iterations (the paper's, and rounds); iterations of this round
         first = 1  # the first iteration of this run (a restart begins a run): no accelerator takes it
-        eliminating, failed = self.prune_below is not None, 0  # checks in a row that admitted features
+        eliminating, failed = self.prune_below is not None, 0  # checks since one admitted none that went round
+        tried = np.zeros(active.shape, dtype=bool)  # features a check has brought back in this run
         saved = None  # the working-set run a restart set aside, resumed if the plain run fails
         # a run that stops on θ has no known length: count iterations, show θ_t, estimate nothing
         bar = tqdm(total=self.max_iter if self.theta == 0 else None, desc=self.desc,
@@ -487,11 +492,12 @@ class FixedPointDriver:
                     if record.n_reentered == 0 and (change < self.theta or not active.any() or trouble
                                                     or in_round >= self.round_iter):
                         back = self._full_check(method, new, active, record)
+                        before = active
                         active = self._reenter(back, active, below, record)
                         if back is not None:
                             kept[:], rent = False, 0
                             kept[back] = True
-                            failed = failed + 1 if record.n_reentered else 0
+                            failed = 0 if not record.n_reentered else failed + self._circling(tried, active & ~before)
                     new[~active] = 0.0
                     record.n_active = int(active.sum())
                 if not working_set or record.full_check or in_round >= self.round_iter:
@@ -501,7 +507,7 @@ class FixedPointDriver:
                     record.switched = True
                 record.data_passes = method.data_passes - passes
                 history.append(record)
-                restart = eliminating and failed >= self.max_failed_checks and saved is None  # it wanders
+                restart = eliminating and failed >= self.max_circling_checks and saved is None  # it wanders
                 done = not restart and record.n_reentered == 0 and (change < self.theta or not active.any())
                 solves = self._remember(solves, t, new, record)
                 cycle = () if done or restart or record.n_reentered else cycle
@@ -518,7 +524,7 @@ class FixedPointDriver:
                     repeat = record.full_check and change < self.theta  # as above, had it not restarted
                     saved = dict(iterate=evaluated if repeat else new, active=active.copy(), below=below.copy(),
                                  kept=kept.copy(), rent=rent, outer=outer, first=first, accelerator=accelerator,
-                                 solves=solves)
+                                 solves=solves, tried=tried.copy())
                     record.restarted, eliminating, failed = True, False, 0
                     iterate, active = np.array(method.initial_iterate(), dtype=float), np.ones_like(active)
                     accelerator = _forget(make_accelerator(self.acceleration))  # a user's object: shared
@@ -537,9 +543,9 @@ class FixedPointDriver:
                 if saved is not None and not eliminating and not (done or cycle or stopped) and \
                         outer >= self.max_iter:  # the plain run spent its budget: back to the working set
                     record.resumed, eliminating, in_round = True, True, 0
-                    iterate, active, below, kept, rent, outer, first, accelerator, solves = (
+                    iterate, active, below, kept, rent, outer, first, accelerator, solves, tried = (
                         saved[k] for k in ("iterate", "active", "below", "kept", "rent", "outer", "first",
-                                           "accelerator", "solves"))
+                                           "accelerator", "solves", "tried"))
                     _forget(accelerator)  # a user's object remembers the plain run
                     best, t_best, since = np.inf, t, len(history)
                     continue
@@ -644,6 +650,16 @@ class FixedPointDriver:
         active[features] = True
         below[features] = 0
         return active
+
+    @staticmethod
+    def _circling(tried, entering):
+        """Whether a check goes round: most of the features it brings back (``entering``) an
+        earlier check of this run had brought back already (they left again).  A check that brings
+        mostly features no check has tried is the working set growing, which J bounds.  Marks
+        ``entering`` as tried."""
+        circling = 2 * np.count_nonzero(tried & entering) > np.count_nonzero(entering)
+        tried |= entering
+        return int(circling)
 
     @staticmethod
     def _full_check(method, new, active, record):
