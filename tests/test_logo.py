@@ -165,7 +165,7 @@ def test_theta_is_relative_to_the_size_of_w(small_spiral):
 def test_max_iter_reached_raises_convergence_warning(small_spiral):
     X, y = small_spiral
     with pytest.warns(ConvergenceWarning, match=r"LOGO: .*max_iter=2 .*theta_t = .*theta = 1e-06"):
-        est = LOGO(theta=1e-6, max_iter=2).fit(X, y)
+        est = LOGO(theta=1e-6, max_iter=2, prune_below=1e-8).fit(X, y)
     assert est.n_outer_iter_ == 2 and not est.converged_ and est.outcome_ == "max_iter"
     # max_iter counts outer iterations: the first (over all J) and one working-set round, which
     # the check over all features (or round_iter = 10 iterations) closes

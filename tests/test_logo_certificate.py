@@ -55,12 +55,13 @@ def full_kkt_at(X, y, loss, x, w, sigma=2.0, lam=3.0):
 
 @pytest.mark.parametrize("loss, shape", [("squared hinge", "archimedean"), ("exponential", "fermat")])
 def test_a_user_margin_loss_is_screened_with_its_own_derivative(loss, shape):
-    """Default LOGO (working set, elimination) on a user's loss reaches the fixed point the plain
-    iteration reaches (same support, weights to the accuracy θ allows), and certifies it: its last
-    solve is the full-J optimum at the margins it was solved at, measured by an independent
-    full-J solve at those margins."""
+    """LOGO's fast path (working set, elimination: the default from N²·J = 2.5e7 on, asked for
+    here on a smaller sample) on a user's loss reaches the fixed point the plain iteration reaches
+    (same support, weights to the accuracy θ allows), and certifies it: its last solve is the
+    full-J optimum at the margins it was solved at, measured by an independent full-J solve at
+    those margins."""
     X, y = spiral(shape)
-    fast = LOGO(subproblem=garrote(loss), theta=1e-4, max_iter=100).fit(X, y)
+    fast = LOGO(subproblem=garrote(loss), theta=1e-4, max_iter=100, prune_below=1e-8).fit(X, y)
     plain = LOGO(subproblem=garrote(loss), theta=1e-4, max_iter=100, working_set=False,
                  prune_below=None).fit(X, y)
     assert fast.converged_ and plain.converged_ and fast.certificate_.holds
@@ -92,7 +93,7 @@ def test_screening_with_another_losss_gradient_fails_the_fit_certificate(monkeyp
     X, y = spiral("archimedean")
     monkeypatch.setattr(LogoFixedPoint, "_screening_derivative", lambda self, m: -1.0 / (1.0 + np.exp(m)))
     with pytest.warns(ConvergenceWarning, match="optimality conditions fail over all features"):
-        est = LOGO(subproblem=garrote("squared hinge"), theta=1e-4, max_iter=100).fit(X, y)
+        est = LOGO(subproblem=garrote("squared hinge"), theta=1e-4, max_iter=100, prune_below=1e-8).fit(X, y)
     assert not est.converged_ and est.outcome_ == "kkt_failed"
     assert est.certificate_.failed == ["kkt"] and est.certificate_.kkt_residual > 10 * est.certificate_.kkt_bound
 
@@ -120,12 +121,13 @@ class ValueAndGradientOnly:
         return cp.sum_squares(cp.pos(1 - self.Z @ w))
 
 
-def test_a_loss_without_margin_derivative_is_refused_before_any_work(monkeypatch):
-    X, y = spiral("fermat", J=60)
+@pytest.mark.parametrize("n, J, prune_below", [(50, 60, 1e-8), (230, 200, "auto")])  # "auto" eliminates at 460² × 200
+def test_a_loss_without_margin_derivative_is_refused_before_any_work(monkeypatch, n, J, prune_below):
+    X, y = make_spiral(n, J - 2, shape="fermat", random_state=0)
     calls = []
     monkeypatch.setattr(LogoFixedPoint, "statistics", lambda *a: calls.append(a))
     with pytest.raises(ValueError, match=r"declares no smooth\.margin_derivative.*prune_below=None"):
-        LOGO(subproblem=MarginGarrote(ValueAndGradientOnly(), NonnegL1(1.0))).fit(X, y)
+        LOGO(subproblem=MarginGarrote(ValueAndGradientOnly(), NonnegL1(1.0)), prune_below=prune_below).fit(X, y)
     assert calls == []  # refused before the statistics
 
 

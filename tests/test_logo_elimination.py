@@ -91,7 +91,7 @@ def test_history_reports_dropped_and_reentered():
     each one 0 in iterates t − 1 and t and positive in iterate t + 1 (it enters the next solve)."""
     X, y = make_spiral(230, 500, turns=1.75, random_state=0)
     iterates = [np.ones(X.shape[1])]
-    est = LOGO(lam=2.0, callback=lambda record, w: iterates.append(np.array(w))).fit(X, y)
+    est = LOGO(lam=2.0, prune_below=1e-8, callback=lambda record, w: iterates.append(np.array(w))).fit(X, y)
     dropped = sum(h.n_dropped for h in est.history_)
     back = sum(h.n_reentered for h in est.history_)
     assert dropped > 0 and back > 0 and dropped - back == X.shape[1] - est.history_[-1].n_active

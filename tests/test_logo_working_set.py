@@ -106,7 +106,7 @@ def test_fits_that_repeat_a_point_reach_the_plain_iterations_fixed_point(shape, 
     has one fixed point: Archimedes 1.75 turns seed 3, J = 800, has two certified ones, and the
     two paths reach different ones with or without the repeat: docs/logo-scale.md.)"""
     X, y = make_spiral(60, J, turns=turns, random_state=seed, shape=shape)
-    fast = LOGO(theta=1e-3, max_iter=100).fit(X, y)
+    fast = LOGO(theta=1e-3, max_iter=100, prune_below=1e-8).fit(X, y)  # the fast path on a small sample
     plain = LOGO(theta=1e-3, max_iter=100, working_set=False, prune_below=None).fit(X, y)
     assert any(h.repeated for h in fast.history_)
     assert fast.outcome_ == plain.outcome_ == "converged" and fast.certificate_.holds
@@ -169,3 +169,25 @@ def test_gradients_from_the_check_are_trusted_at_their_own_solve_and_bound_nowhe
         np.testing.assert_array_equal(method._unsure(out, tol), back)
         method._new_epoch(method._A, np.zeros(X.shape[0]))  # another solve's margins
         np.testing.assert_array_equal(method._unsure(out, tol), out)
+
+
+def test_auto_elimination_follows_the_papers_path_where_it_is_cheap():
+    """prune_below="auto": elimination (and so the working set) from N²·J = 2.5e7 on, the paper's
+    iteration below.  On a logo-uci split (ionosphere, 200 irrelevant features, λ = 1, N²·J =
+    120² × 234) the fast path converges to another certified fixed point than the plain
+    iteration; the default gives the plain iteration's weights, bit for bit."""
+    from fsopt.datasets import load_dataset, standardize
+    from fsopt.tools.experiments.splits import random_splits, with_irrelevant
+
+    X0, y0 = load_dataset("ionosphere")
+    train = list(random_splits(y0, 10, 120, 0))[7][0]
+    X, y = standardize(with_irrelevant(X0, 200, 0, 7)[train]), y0[train]
+    default = LOGO().fit(X, y)
+    plain = LOGO(working_set=False, prune_below=None).fit(X, y)
+    fast = LOGO(prune_below=1e-8).fit(X, y)
+    assert default.prune_below_ is None and fast.prune_below_ == 1e-8
+    assert default.converged_ and fast.converged_ and fast.certificate_.holds
+    np.testing.assert_array_equal(default.weights_, plain.weights_)
+    assert np.abs(fast.weights_ - plain.weights_).max() > 0.3 * plain.weights_.max()  # another fixed point
+    big = LOGO().fit(*make_spiral(230, 118, random_state=0))  # 460² × 120 ≥ 2.5e7
+    assert big.prune_below_ == 1e-8 and any(h.working_set for h in big.history_)

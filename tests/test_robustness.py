@@ -86,8 +86,11 @@ def with_constant_columns(X):
 def test_constant_features_are_never_selected():
     X, y = informative(1)
     Xc = with_constant_columns(X)
-    logo = LOGO(solver="CLARABEL").fit(Xc, y)
-    assert np.all(logo.weights_[-2:] == 0) and certified(logo)
+    logo = LOGO(solver="CLARABEL").fit(Xc, y)  # (an interior point leaves ~1e-10, never selected)
+    assert np.all(logo.weights_[-2:] <= 1e-8 * logo.weights_.max()) and certified(logo)
+    assert not logo.get_support()[-2:].any()
+    eliminated = LOGO(solver="CLARABEL", prune_below=1e-8).fit(Xc, y)
+    assert np.all(eliminated.weights_[-2:] == 0) and certified(eliminated)
     nm = NMMKL(3).fit(Xc, y)
     assert not nm.support_[-2:].any() and np.all(nm.scores_[-2:] == 0)
     lfs = LFS(**LFS_TINY).fit(Xc, y)

@@ -35,7 +35,7 @@ from ..core.solvers import resolve_solver
 from ..core.checks import Margins, check, draws, log_uniform, probe, reference_typical_spread
 from ..core.parts import MarginLoss, NonnegL1
 from ..core.scaling import unit_scale
-from .estimator import LOGO
+from .estimator import LOGO, PAPER_PRUNE_BELOW
 from .garrote import GarroteLogistic, MarginGarrote
 
 KIND = GarroteLogistic.name
@@ -379,7 +379,8 @@ def fixed_point(quick, rng=None, solver=None):
             params = dict(theta=1e-6, max_iter=100) if converged else dict(theta=0.0, max_iter=ITERATES)
             with warnings.catch_warnings():  # the iterates and the answer are measured below
                 warnings.simplefilter("ignore", ConvergenceWarning)
-                est = LOGO(solver=solver, working_set=False, acceleration=None,  # full-J (7), plain
+                est = LOGO(solver=solver, working_set=False, acceleration=None,  # full-J (7), plain,
+                           prune_below=PAPER_PRUNE_BELOW,  # with elimination (its bound) on any size
                            callback=lambda record, w: seen.append(np.array(w)), **params).fit(data, y)
             steps = max(float(np.max(np.abs(a - b))) for a, b in zip(seen[:ITERATES], iterates[:ITERATES])) / top
             margins.at_most(f"{form}_iterate_diff_over_max", steps, 1e-3)
@@ -533,7 +534,7 @@ def fit_certificate(quick, rng=None, solver=None):
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", ConvergenceWarning)  # measured below
                 est = LOGO(subproblem=MarginGarrote(SquaredHingeLoss(), NonnegL1(lam)), solver=solver,
-                           theta=1e-4, max_iter=100).fit(X, y)
+                           theta=1e-4, max_iter=100, prune_below=PAPER_PRUNE_BELOW).fit(X, y)  # screened
             scale = unit_scale(X)
             Z = margins_by_samples(X / scale, y, est.margins_at_ * scale, 2.0)
             v, w = squared_hinge_garrote_solution(Z, lam), est.weights_ * scale

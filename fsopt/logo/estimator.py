@@ -22,6 +22,14 @@ from ..core.validation import check_data, check_labels, transactional_fit, valid
 from .garrote import GarroteLogistic
 from .method import _HELD_ELEMENTS, LogoFixedPoint, screening_refusal
 
+PAPER_PRUNE_BELOW = 1e-8  # the paper's elimination threshold
+# prune_below="auto" eliminates (working set, checks) from N²·J = 2.5e7 pair-feature terms per pass
+# of z̄ on (about 1 ms on two cores): below it the plain iteration costs milliseconds a pass, and
+# only it follows the paper's path to its fixed point where the map has several (docs/logo-scale.md:
+# on the logo-uci protocol at lam = 1, N²·J ≤ 3.7e6, the fast path reached another one on 6 of 27
+# splits and saved no passes; Colon, 7.4e6, 5 of 62 differ; the benchmark grid, N²·J ≥ 8.9e7, none)
+FAST_PATH_FROM = 2.5e7
+
 PROBED = ("when LOGO chose its solvers, before the fit: a fresh copy of the subproblem, before "
           "set_margins gave it the margins z̄ (no data yet)")  # capability messages say so
 
@@ -55,18 +63,23 @@ class LOGO(SelectorMixin, BaseEstimator):
         first raises ``sklearn.exceptions.ConvergenceWarning``.
     max_iter : int, default=50
         At most this many outer iterations.
-    prune_below : float or None, default=1e-8
+    prune_below : float, None or "auto", default="auto"
         Elimination threshold (paper: 1e-8).  A weight below it for ``prune_patience``
         consecutive iterations leaves the working set: the fixed point iterates on the others,
         in rounds each closed by an exact check of every eliminated feature (one pass of z̄
         over them) when the working set converges, cycles, stalls, converges slowly or has run
-        10 iterations; the most violating features come back and the iteration goes on.  Ten
-        checks in a row that bring features back restart the fit as the plain iteration
-        (``history_[t].restarted``); if that run stops at max_iter, the working-set run goes on
-        where it stopped (``history_[t].resumed``).  The subproblem must declare
-        ``smooth.margin_derivative`` and ``penalty.zero_slack`` (refused otherwise, before any
-        work).  ``None`` disables elimination.  ``history_[t].data_passes`` holds the passes
-        over X of each iteration.
+        10 iterations; the most violating features come back and the iteration goes on.  Five
+        checks that go round (most of what they bring back an earlier check had brought back)
+        restart the fit as the plain iteration (``history_[t].restarted``); if that run stops at
+        max_iter, the working-set run goes on where it stopped (``history_[t].resumed``).  The
+        subproblem must declare ``smooth.margin_derivative`` and ``penalty.zero_slack``
+        (refused otherwise, before any work).  ``None`` disables elimination: the paper's
+        iteration over all J features.  "auto": 1e-8 when N²·J (the pairs of samples times the
+        features, the work of one pass of z̄) is at least 2.5e7, else None: the fast path where it
+        saves time, the paper's path where a pass costs about a millisecond (where the map has
+        several fixed points, only the paper's path is sure to reach the paper's; the fast path
+        can reach another certified one: docs/logo-scale.md).  ``prune_below_`` holds the value
+        used.  ``history_[t].data_passes`` holds the passes over X of each iteration.
     prune_patience : int, default=1
         Consecutive outer iterations below ``prune_below`` before a feature is eliminated.
     threshold : float, default=0.01
@@ -138,6 +151,8 @@ class LOGO(SelectorMixin, BaseEstimator):
     margins_at_ : ndarray of shape (n_features,)
         The weights the last margins were computed at: ``weights_`` is the solve
         ``T(margins_at_)``.
+    prune_below_ : float or None
+        The elimination threshold this fit used (``prune_below``, "auto" resolved).
     n_duplicate_rows_ : int
         Rows merged into an identical row with the same label (0: none).
     n_features_in_ : int
@@ -166,7 +181,7 @@ class LOGO(SelectorMixin, BaseEstimator):
         "check_against": [str, None],
         "theta": [Interval(Real, 0, None, closed="left")],
         "max_iter": [Interval(Integral, 1, None, closed="left")],
-        "prune_below": [Interval(Real, 0, None, closed="left"), None],
+        "prune_below": [Interval(Real, 0, None, closed="left"), StrOptions({"auto"}), None],
         "prune_patience": [Interval(Integral, 1, None, closed="left")],
         "threshold": [Interval(Real, 0, 1, closed="left")],
         "w0": ["array-like", None],
@@ -179,7 +194,7 @@ class LOGO(SelectorMixin, BaseEstimator):
     }
 
     def __init__(self, sigma=2.0, lam=1.0, beta=None, solver="LBFGSB", fallback=(),
-                 check_against=None, theta=0.01, max_iter=50, prune_below=1e-8, prune_patience=1,
+                 check_against=None, theta=0.01, max_iter=50, prune_below="auto", prune_patience=1,
                  threshold=0.01, w0=None, solver_options=None, callback=None, progress=False,
                  subproblem=None, acceleration="auto", working_set=True):
         self.sigma = sigma
@@ -236,10 +251,14 @@ class LOGO(SelectorMixin, BaseEstimator):
                 raise ValueError(f"after merging {self.n_duplicate_rows_} identical rows (same features "
                                  f"and label): {exc}") from None
         subproblem = self._make_subproblem()
-        screening = self.prune_below is not None or X.shape[0] * X.shape[1] > _HELD_ELEMENTS
+        prune_below = self.prune_below
+        if prune_below == "auto":  # the fast path where it saves time; the paper's path where it is cheap
+            prune_below = PAPER_PRUNE_BELOW if X.shape[0] ** 2 * X.shape[1] >= FAST_PATH_FROM else None
+        self.prune_below_ = prune_below
+        screening = prune_below is not None or X.shape[0] * X.shape[1] > _HELD_ELEMENTS
         refusal = screening_refusal(subproblem) if screening else ""
         if refusal:
-            if self.prune_below is None:  # too many margins to hold: they must be streamed
+            if prune_below is None:  # too many margins to hold: they must be streamed
                 raise ValueError(f"{refusal}; X's {X.shape[0]} x {X.shape[1]} margins exceed the memory LOGO "
                                  f"holds them in, so they are streamed, which needs those parts: declare them")
             raise ValueError(f"{refusal}. Declare them, or fit without elimination (prune_below=None): every "
@@ -257,7 +276,7 @@ class LOGO(SelectorMixin, BaseEstimator):
                                 check_against=check_against, x_scale=stat_scale,
                                 working_set=self.working_set, screening=screening)
         driver = FixedPointDriver(theta=self.theta, max_iter=self.max_iter,
-                                  prune_below=self.prune_below,
+                                  prune_below=prune_below,
                                   prune_patience=self.prune_patience, callback=self.callback,
                                   progress=self.progress, desc="LOGO",
                                   acceleration=self.acceleration)
