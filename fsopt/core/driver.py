@@ -264,6 +264,7 @@ class Iteration:
     records: list = field(repr=False, default_factory=list)
     n_dropped: int = 0  # features eliminated after this iteration
     n_reentered: int = 0  # eliminated features brought back (a failed KKT check) after it
+    n_reentered_in_update: int = 0  # of those, brought back inside an update over all J (same map)
     full_check: bool = False  # the check over all features ran after this iteration ...
     check_time: float = 0.0  # ... taking this long
     residual: float = float("nan")  # ‖T(x) − x‖ / ‖T(x)‖ at the evaluated x (= change)
@@ -480,6 +481,8 @@ class FixedPointDriver:
                     in_round += 1
                 if eliminating and new.ndim == 1:
                     active = self._reenter(step.reentered, active, below, record)
+                    # an update over all J solved the full problem with them: the map is the same
+                    record.n_reentered_in_update = 0 if working_set else record.n_reentered
                     below = np.where(new < self.prune_below, below + 1, 0)
                     rent += int(np.count_nonzero(kept & (new < self.prune_below)))
                     if rent > new.size:  # keeping them has cost a pass over the data: release
@@ -488,16 +491,17 @@ class FixedPointDriver:
                     record.n_dropped = int(leaving.sum())
                     active = active & ~leaving
                     # the check over all features: before converging, and whenever the working
-                    # set is in trouble or has spent its round (it may be missing a feature)
-                    if record.n_reentered == 0 and (change < self.theta or not active.any() or trouble
-                                                    or in_round >= self.round_iter):
+                    # set is in trouble or has spent its round (it may be missing a feature); an
+                    # update over all J misses none, so there only before converging
+                    if _changed(record) == 0 and (change < self.theta or not active.any() or working_set and (
+                            trouble or in_round >= self.round_iter)):
                         back = self._full_check(method, new, active, record)
                         before = active
                         active = self._reenter(back, active, below, record)
                         if back is not None:
                             kept[:], rent = False, 0
                             kept[back] = True
-                            failed = 0 if not record.n_reentered else failed + self._circling(tried, active & ~before)
+                            failed = 0 if not _changed(record) else failed + self._circling(tried, active & ~before)
                     new[~active] = 0.0
                     record.n_active = int(active.sum())
                 if not working_set or record.full_check or in_round >= self.round_iter:
@@ -508,16 +512,16 @@ class FixedPointDriver:
                 record.data_passes = method.data_passes - passes
                 history.append(record)
                 restart = eliminating and failed >= self.max_circling_checks and saved is None  # it wanders
-                done = not restart and record.n_reentered == 0 and (change < self.theta or not active.any())
+                done = not restart and _changed(record) == 0 and (change < self.theta or not active.any())
                 solves = self._remember(solves, t, new, record)
-                cycle = () if done or restart or record.n_reentered else cycle
+                cycle = () if done or restart or _changed(record) else cycle
                 previous, iterate = iterate, new
-                if record.full_check and record.n_reentered and change < self.theta and not restart:
+                if record.full_check and _changed(record) and change < self.theta and not restart:
                     # T(x) on the working set was within θ of x, but the check found features it
                     # lacks that violate at x: complete T(x) with them (same point, same
                     # statistics) rather than move on
                     iterate, record.repeated = evaluated, True
-                if record.n_reentered or record.switched or record.full_check:
+                if _changed(record) or record.switched or record.full_check:
                     best, t_best, since = np.inf, t, len(history)  # progress is measured anew
                 if restart:  # the plain iteration over all features, from the start: the slow path
                     _forget(accelerator)  # as after any re-entry
@@ -530,7 +534,7 @@ class FixedPointDriver:
                     accelerator = _forget(make_accelerator(self.acceleration))  # a user's object: shared
                     best, t_best, since, solves, outer, in_round = np.inf, t, len(history), [], 0, 0
                     first = t + 1
-                elif accelerator is not None and record.n_reentered:
+                elif accelerator is not None and _changed(record):
                     _forget(accelerator)  # the problem changed: its memory is of another map
                 elif accelerator is not None and t > first and not done and not cycle:
                     iterate = np.array(method.project(accelerator.propose(previous, new)), dtype=float)
@@ -613,7 +617,7 @@ class FixedPointDriver:
         changes the problem, so what came before it is forgotten."""
         if self.max_period < 2:
             return solves
-        solves = [] if record.n_reentered else solves[-(2 * self.max_period - 1):]
+        solves = [] if _changed(record) else solves[-(2 * self.max_period - 1):]
         nz = np.flatnonzero(new) if new.ndim == 1 else None
         return solves + [(t, new.shape, nz, new[nz] if nz is not None else new.copy(), record.change)]
 
@@ -671,6 +675,12 @@ class FixedPointDriver:
         record.full_check = back is not None
         record.check_time = time.perf_counter() - t0
         return back
+
+
+def _changed(record):
+    """Features brought back after this iteration that change the map: a check's entrants, or the
+    working set's (not those an update over all J took in: it solved the full problem)."""
+    return record.n_reentered - record.n_reentered_in_update
 
 
 def _forget(accelerator):
