@@ -2,7 +2,8 @@
 fixed point wherever both converge.
 
     python benchmarks/logo_convergence.py [--data DATA_DIR] [--cases colon uci duplicated spirals]
-                                          [--max-iter 100] [--irrelevant 200]
+                                          [--max-iter 100] [--irrelevant 200] [--lam 1]
+    python benchmarks/logo_convergence.py --cases fast-path --irrelevant 5000 [--lam 3]
 
 - colon: leave-one-out, all 62 folds, genes z-scored on the training part, σ = 5, λ = 1.
 - uci: heart, ionosphere, sonar in the logo-uci protocol (stratified random splits of the paper's
@@ -13,7 +14,10 @@ fixed point wherever both converge.
   equal (default acceleration).
 - spirals: Fermat 1, 1.5, 1.75 turns and Archimedes 1.75 turns, 2,000 irrelevant, σ = 2, λ = 1.
 Each fit: acceleration None, "auto" (the default), "averaging", "anderson" (default theta = 0.01,
-max_iter 100).
+max_iter 100).  ``--lam`` sets λ of the uci, spirals and fast-path cases (Colon: 1).
+- fast-path: the uci splits fitted twice, the default and the paper's iteration
+  (``prune_below=None``): where the latter converges, whether the default took the fast path,
+  converged, gave the same support, how far its weights are, and the passes over X of both.
 """
 import argparse
 import warnings
@@ -23,17 +27,32 @@ import numpy as np
 ACCELERATIONS = (None, "auto", "averaging", "anderson")
 
 
-def fit(X, y, acceleration, sigma, max_iter):
+def fit(X, y, acceleration, sigma, max_iter, lam=1.0, **params):
     from fsopt import LOGO
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the outcome is reported
-        return LOGO(sigma=sigma, lam=1.0, max_iter=max_iter, acceleration=acceleration).fit(X, y)
+        return LOGO(sigma=sigma, lam=lam, max_iter=max_iter, acceleration=acceleration, **params).fit(X, y)
 
 
-def compare(problems, sigma, max_iter):
+def fast_path_rows(problems, lam, max_iter):
+    """The default against the paper's iteration (``prune_below=None``) on each problem: one
+    Markdown row of counts over the problems where the paper's iteration converges."""
+    fits = [(fit(X, y, "auto", 2.0, max_iter, lam), fit(X, y, "auto", 2.0, max_iter, lam, prune_below=None))
+            for X, y in problems]
+    both = [(d, p) for d, p in fits if p.converged_]
+    diffs = [float(np.abs(d.weights_ - p.weights_).max() / p.weights_.max()) for d, p in both]
+    same = [d.converged_ and np.array_equal(d.get_support(), p.get_support()) for d, p in both]
+    passes = [sum(h.data_passes for h in e.history_) for pair in both for e in pair]
+    return (f"{len(both)}/{len(fits)} | {sum(d.prune_below_ is not None for d, _ in both)} | "
+            f"{sum(d.converged_ for d, _ in both)} | {sum(same)} | "
+            f"{sum(x > 0.05 for x in diffs)} ({max(diffs, default=0):.2g}) | "
+            f"{sum(passes[0::2]):.0f} / {sum(passes[1::2]):.0f}")
+
+
+def compare(problems, sigma, max_iter, lam=1.0):
     """{acceleration: [fit per problem]} and the agreement with the plain iteration."""
-    fits = {acc: [fit(X, y, acc, sigma, max_iter) for X, y in problems] for acc in ACCELERATIONS}
+    fits = {acc: [fit(X, y, acc, sigma, max_iter, lam) for X, y in problems] for acc in ACCELERATIONS}
     rows = []
     for acc, ests in fits.items():
         outcomes = [e.outcome_ for e in ests]
@@ -73,6 +92,7 @@ def main():
     ap.add_argument("--max-iter", type=int, default=100)
     ap.add_argument("--irrelevant", type=int, default=200)
     ap.add_argument("--splits", type=int, default=10)
+    ap.add_argument("--lam", type=float, default=1.0, help="λ of the uci, spirals and fast-path cases")
     args = ap.parse_args()
 
     def uci(name, n_splits):
@@ -109,11 +129,19 @@ def main():
         for shape, turns in (("fermat", 1.0), ("fermat", 1.5), ("fermat", 1.75), ("archimedean", 1.75)):
             table(f"{shape} spiral, {turns:g} turns, 2,000 irrelevant",
                   compare([make_spiral(230, 2000, turns=turns, random_state=0, shape=shape)], 2.0,
-                          args.max_iter)[1])
+                          args.max_iter, args.lam)[1])
     if "uci" in args.cases:
         for name in ("heart", "ionosphere", "sonar"):
             table(f"{name}, logo-uci protocol, {args.splits} splits, {args.irrelevant} irrelevant",
-                  compare(uci(name, args.splits), 2.0, args.max_iter)[1])
+                  compare(uci(name, args.splits), 2.0, args.max_iter, args.lam)[1])
+    if "fast-path" in args.cases:
+        print(f"\n**The default against the paper's iteration (prune_below=None), logo-uci protocol, "
+              f"{args.splits} splits, {args.irrelevant} irrelevant, λ = {args.lam:g}**\n")
+        print("| data | the paper's iteration converged | default on the fast path | default converged | "
+              "same support | weights > 0.05 × max w apart (largest) | passes: default / paper's |")
+        print("|---|---|---|---|---|---|---|")
+        for name in ("heart", "ionosphere", "sonar"):
+            print(f"| {name} | {fast_path_rows(uci(name, args.splits), args.lam, args.max_iter)} |", flush=True)
     if "colon" in args.cases:
         table("Colon leave-one-out, 62 folds, σ = 5, λ = 1", compare(colon_folds(), 5.0, args.max_iter)[1])
 
