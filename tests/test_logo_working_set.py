@@ -212,3 +212,20 @@ def test_auto_elimination_follows_the_papers_path_where_it_is_cheap():
     assert np.abs(fast.weights_ - plain.weights_).max() > 0.3 * plain.weights_.max()  # another fixed point
     big = LOGO().fit(*make_spiral(230, 118, random_state=0))  # 460² × 120 ≥ 2.5e7
     assert big.prune_below_ == 1e-8 and any(h.working_set for h in big.history_)
+
+
+@pytest.mark.parametrize("shape, turns, seed", [("fermat", 1.5, 0), ("archimedean", 1.75, 1)])
+def test_elimination_without_the_working_set_takes_the_plain_iterations_accelerated_steps(shape, turns, seed):
+    """With "auto" switched to Anderson, the accelerated point is the full map's: a feature it
+    gives weight comes back, not cut to 0 (which set the two paths 0.4 × max w apart the step
+    after the switch).  Iterate by iterate, the plain iteration's, to 1e-3 of max w."""
+    X, y = make_spiral(60, 298, turns=turns, shape=shape, random_state=seed)
+    seen = {"plain": [], "elim": []}
+    plain = LOGO(theta=1e-4, max_iter=100, prune_below=None,
+                 callback=lambda record, w: seen["plain"].append(w.copy())).fit(X, y)
+    elim = LOGO(theta=1e-4, max_iter=100, working_set=False, prune_below=1e-8,
+                callback=lambda record, w: seen["elim"].append(w.copy())).fit(X, y)
+    assert any(h.switched for h in plain.history_) and sum(h.n_dropped for h in elim.history_) > 100
+    assert elim.outcome_ == plain.outcome_ == "converged" and elim.n_iter_ == plain.n_iter_
+    top = max(w.max() for w in seen["plain"])
+    assert max(np.abs(a - b).max() for a, b in zip(seen["elim"], seen["plain"])) <= 1e-3 * top

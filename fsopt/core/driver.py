@@ -538,8 +538,11 @@ class FixedPointDriver:
                     _forget(accelerator)  # the problem changed: its memory is of another map
                 elif accelerator is not None and t > first and not done and not cycle:
                     iterate = np.array(method.project(accelerator.propose(previous, new)), dtype=float)
-                    if iterate.ndim == 1:
+                    if iterate.ndim == 1 and working_set:  # the working set's map: the rest stays at 0
                         iterate[~active] = 0.0
+                    elif iterate.ndim == 1 and eliminating:  # the full map's point, as without
+                        active = self._reenter(np.flatnonzero(~active & (iterate > 0)), active, below, record)
+                        record.n_reentered_in_update = record.n_reentered  # elimination: what it weights is back
                     record.accelerated = True
                 bar.update(1)
                 bar.set_postfix(change=f"{change:.3g}", active=record.n_active)

@@ -113,8 +113,8 @@ class LOGO(SelectorMixin, BaseEstimator):
         True: the fixed point iterates over the features not eliminated, as described under
         ``prune_below``.  False: every outer iteration solves the subproblem over all J
         features, eliminated ones kept out by a bound on their KKT condition (the iterates are
-        those without elimination to the solver's tolerance, and can part from them where the
-        map is ill-conditioned; costlier when features re-enter often).
+        those without elimination, to the solver's tolerance; costlier when features re-enter
+        often).
 
     Notes
     -----
