@@ -283,7 +283,7 @@ class PlainDrifts(SettlesLate):
 @pytest.mark.parametrize("accelerator", [lambda: None, lambda: "anderson", Anderson],
                          ids=["none", "anderson", "a user's accelerator object"])
 def test_a_restart_whose_plain_iteration_stops_at_max_iter_gives_the_working_set_run_back(accelerator):
-    """After three failed checks the fit restarts; the plain iteration stops at max_iter; the
+    """After three checks that go round the fit restarts; the plain iteration stops at max_iter; the
     working-set run then goes on exactly where it stopped: its iterates are those of a run that
     never restarted, and it converges — also with an accelerator object of the user's, which the
     plain run shares (its memory of the plain run is forgotten, as after any re-entry)."""
