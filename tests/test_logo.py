@@ -65,6 +65,18 @@ def test_different_initial_weights_reach_one_fixed_point_for_large_sigma(small_s
     assert spread <= 1e-3 * finals[0].max()
 
 
+def test_w0_is_in_the_units_of_weights_so_a_fit_restarts_at_its_answer(small_spiral):
+    """``w0=fit.weights_`` starts at the fit's fixed point, whatever X's scale: one iteration, the
+    same weights.  (Read in units of X's typical spread, as before, the start of X × 5 was a fifth
+    of the fixed point and the refit iterated again.)"""
+    X, y = small_spiral
+    X = 5.0 * X
+    first = LOGO(theta=1e-6, max_iter=200, prune_below=None).fit(X, y)
+    again = LOGO(theta=1e-4, w0=first.weights_, prune_below=None).fit(X, y)
+    assert first.converged_ and again.converged_ and again.n_iter_ == 1
+    assert np.max(np.abs(again.weights_ - first.weights_)) <= 1e-5 * first.weights_.max()
+
+
 def test_infinite_sigma_converges_in_one_step(small_spiral):
     X, y = small_spiral
     est = LOGO(sigma=np.inf, theta=1e-8, prune_below=None).fit(X, y)

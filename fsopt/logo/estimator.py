@@ -85,7 +85,9 @@ class LOGO(SelectorMixin, BaseEstimator):
     threshold : float, default=0.01
         ``get_support`` keeps the features whose weight / max weight exceeds this (paper: 0.01).
     w0 : array-like of shape (n_features,) or None, default=None
-        Initial weights (None: all ones), nonnegative, not all zero.
+        Initial weights in the units of ``weights_`` (None: all ones in units of X's typical
+        spread, the paper's start), nonnegative, not all zero.  ``w0=fit.weights_`` starts at a
+        fit's answer: a fixed point is then reached in one iteration.
     solver_options : dict or None, default=None
         Common options ``tol``, ``max_iter``, ``verbose`` plus backend-specific ones.
     callback : callable or None, default=None
@@ -273,6 +275,7 @@ class LOGO(SelectorMixin, BaseEstimator):
         if not 1e-100 < x_scale < 1e100 and not is_blockwise(X):  # sums of |x_n − x_i| could overflow
             X, stat_scale = rescale(X)[0], 1.0
         w0 = self._check_w0(X.shape[1])
+        w0 = None if w0 is None else w0 * x_scale  # the iterate acts on X / x_scale
         method = LogoFixedPoint(X, y, self.sigma, subproblem, solver, fallback, w0=w0,
                                 check_against=check_against, x_scale=stat_scale,
                                 working_set=self.working_set, screening=screening)
