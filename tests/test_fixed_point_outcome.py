@@ -245,13 +245,13 @@ class Checks(OneFeature):
 
 
 @pytest.mark.parametrize("pattern, restarts", [
-    ("grrrr", False),  # four in a row go round: under the default five, not restarted
-    ("grrrrr", True),  # five
-    ("g" * 7 + "rrrr", False),  # growing is not wandering (eleven failed checks: the old rule restarted)
-    ("grgrgrgrgr", True),  # a check that grows neither counts nor resets the count
-    ("grrrrh", False),  # half of what it brings is new: it grows
+    ("grrr", False),  # three in a row go round: under the default four, not restarted
+    ("grrrr", True),  # four
+    ("g" * 7 + "rrr", False),  # growing is not wandering (ten failed checks: the old rule restarted)
+    ("grgrgrgr", True),  # a check that grows neither counts nor resets the count
+    ("grrrh", False),  # half of what it brings is new: it grows
 ])
-def test_a_fit_restarts_after_five_checks_that_go_round_and_growth_does_not_count(pattern, restarts):
+def test_a_fit_restarts_after_four_checks_that_go_round_and_growth_does_not_count(pattern, restarts):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         result = FixedPointDriver(theta=1e-4, max_iter=100, prune_below=1e-8, round_iter=30).run(Checks(pattern))
@@ -259,7 +259,7 @@ def test_a_fit_restarts_after_five_checks_that_go_round_and_growth_does_not_coun
     assert any(h.restarted for h in result.history) == restarts
     if not restarts:
         assert sum(h.full_check and h.n_reentered > 0 for h in result.history) == len(pattern)
-    else:  # at the fifth "r", the pattern's last check
+    else:  # at the fourth "r", the pattern's last check
         t = next(i for i, h in enumerate(result.history) if h.restarted)
         assert sum(h.full_check and h.n_reentered > 0 for h in result.history[:t + 1]) == len(pattern)
 

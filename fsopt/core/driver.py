@@ -371,7 +371,7 @@ class FixedPointDriver:
         feature); if none re-enters, "auto" hands over to safeguarded Anderson.
     slow_factor : float, default=3.0
         The factor of ``slow_window``.
-    max_circling_checks : int, default=5
+    max_circling_checks : int, default=4
         After this many checks that went round (since the last check that brought nothing
         back), the run starts again from the initial iterate without elimination (the plain
         iteration, whose iterates and outcome the fast path must not change), with ``max_iter``
@@ -382,7 +382,8 @@ class FixedPointDriver:
         its support (J bounds that): it neither counts nor resets the count.  On LOGO's benchmark
         grid the fits whose plain iteration converges go round at most twice in a row; the
         working set that finds its features late at J = 20,000 grows through ten checks and goes
-        round three times (``docs/logo-scale.md``).  When the restarted run stops at
+        round three times; on small real samples whose map has several fixed points, the working
+        set that ends at another one goes round 1–4 times (``docs/logo-scale.md``).  When the restarted run stops at
         ``max_iter`` (not a cycle: that is the plain iteration's verdict), the working-set run
         goes on from where it stopped, as if it had not restarted (``Iteration.resumed`` marks
         where), counting its outer iterations on from its own, with no second restart: a fixed
@@ -410,7 +411,7 @@ class FixedPointDriver:
     def __init__(self, theta=0.01, max_iter=50, prune_below=None, prune_patience=2,
                  callback: Callable | None = None, progress=False, desc="fixed point",
                  acceleration=None, max_period=4, stall=10, round_iter=10, slow_window=5, slow_factor=3.0,
-                 max_circling_checks=5):
+                 max_circling_checks=4):
         self.theta = theta
         self.max_iter = max_iter
         self.prune_below = prune_below

@@ -68,7 +68,7 @@ class LOGO(SelectorMixin, BaseEstimator):
         consecutive iterations leaves the working set: the fixed point iterates on the others,
         in rounds each closed by an exact check of every eliminated feature (one pass of z̄
         over them) when the working set converges, cycles, stalls, converges slowly or has run
-        10 iterations; the most violating features come back and the iteration goes on.  Five
+        10 iterations; the most violating features come back and the iteration goes on.  Four
         checks that go round (most of what they bring back an earlier check had brought back)
         restart the fit as the plain iteration (``history_[t].restarted``); if that run stops at
         max_iter, the working-set run goes on where it stopped (``history_[t].resumed``).  The
