@@ -383,12 +383,12 @@ class FixedPointDriver:
         grid the fits whose plain iteration converges go round at most twice in a row; the
         working set that finds its features late at J = 20,000 grows through ten checks and goes
         round three times; on small real samples whose map has several fixed points, the working
-        set that ends at another one goes round 1–4 times (``docs/logo-scale.md``).  When the restarted run stops at
-        ``max_iter`` (not a cycle: that is the plain iteration's verdict), the working-set run
-        goes on from where it stopped, as if it had not restarted (``Iteration.resumed`` marks
-        where), counting its outer iterations on from its own, with no second restart: a fixed
-        point the working set finds late is not lost where the plain iteration does not reach one
-        in its budget.
+        set that ends at another one goes round 1–4 times (``docs/logo-scale.md``).  When the
+        restarted run stops at ``max_iter`` (not a cycle: that is the plain iteration's verdict),
+        the working-set run goes on from where it stopped, as if it had not restarted
+        (``Iteration.resumed`` marks where), counting its outer iterations on from its own, with
+        no second restart: a fixed point the working set finds late is not lost where the plain
+        iteration does not reach one in its budget.
 
     Examples
     --------
