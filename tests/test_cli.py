@@ -1,4 +1,6 @@
 """The command line, run in-process."""
+import pytest
+
 from fsopt.tools.cli import main
 
 
@@ -10,6 +12,20 @@ def test_run_logo_on_spiral_prints_selection_and_writes_plot(tmp_path, capsys):
     assert "selected 2 feature(s)" in out and "  x0  weight" in out and "  x1  weight" in out
     assert "statistics" in out and "solve" in out
     assert plot.stat().st_size > 10_000
+
+
+def test_run_logo_takes_the_papers_path_on_request(capsys):
+    """--prune-below none: the paper's iteration over all features (5,000 irrelevant features are
+    above the fast path's N²·J, which the default takes and says so); a bad value names itself."""
+    args = ["run", "logo", "--problem", "spiral", "--irrelevant", "5000", "--quiet"]
+    assert main(args) == 0
+    assert "the paper's iteration may reach another: --prune-below none" in capsys.readouterr().out
+    assert main(args + ["--prune-below", "none"]) == 0
+    assert "elimination: off (the paper's iteration" in capsys.readouterr().out
+    with pytest.raises(SystemExit) as exc:
+        main(["run", "logo", "--problem", "spiral", "--prune-below", "sometimes"])
+    assert exc.value.code == 2
+    assert "expected auto, none or a nonnegative number, got 'sometimes'" in capsys.readouterr().err
 
 
 def test_solvers_command_lists_capabilities(capsys):
