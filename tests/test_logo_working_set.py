@@ -267,3 +267,7 @@ def test_elimination_without_the_working_set_takes_the_plain_iterations_accelera
     assert elim.outcome_ == plain.outcome_ == "converged" and elim.n_iter_ == plain.n_iter_
     top = max(w.max() for w in seen["plain"])
     assert max(np.abs(a - b).max() for a, b in zip(seen["elim"], seen["plain"])) <= 1e-3 * top
+    # the history adds up: features out after iteration t = dropped − brought back up to t, also
+    # after an accelerated point brought some back (its n_active was the count before them)
+    out = np.cumsum([h.n_dropped - h.n_reentered for h in elim.history_])
+    assert [X.shape[1] - h.n_active for h in elim.history_] == out.tolist()

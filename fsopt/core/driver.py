@@ -544,6 +544,7 @@ class FixedPointDriver:
                     elif iterate.ndim == 1 and eliminating:  # the full map's point, as without
                         active = self._reenter(np.flatnonzero(~active & (iterate > 0)), active, below, record)
                         record.n_reentered_in_update = record.n_reentered  # elimination: what it weights is back
+                        record.n_active = int(active.sum())
                     record.accelerated = True
                 bar.update(1)
                 bar.set_postfix(change=f"{change:.3g}", active=record.n_active)
