@@ -7,13 +7,15 @@ import numpy as np
 
 
 def add_arguments(parser):
+    from .estimator import FAST_PATH_FROM
+
     parser.add_argument("--sigma", type=float, default=None, help="kernel width (problem default)")
     parser.add_argument("--lam", type=float, default=None, help="l1 weight of (7)")
     parser.add_argument("--theta", type=float, default=None, help="outer stopping threshold")
     parser.add_argument("--prune-below", type=_prune_below, default=None, metavar="auto|none|FLOAT",
-                        help="elimination threshold: 'auto' (the default: the fast path from N²·J = 2.5e7 "
-                             "on), 'none' (the paper's iteration over all features: its fixed point where the "
-                             "map has several) or a threshold such as 1e-8")
+                        help=f"elimination threshold: 'auto' (the default: the fast path from N²·J = "
+                             f"{FAST_PATH_FROM:.2g} on), 'none' (the paper's iteration over all features: its "
+                             f"fixed point where the map has several) or a threshold such as 1e-8")
 
 
 def _prune_below(text):
@@ -25,8 +27,8 @@ def _prune_below(text):
     try:
         value = float(text)
     except ValueError:
-        value = -1.0
-    if not value >= 0:
+        value = float("nan")
+    if not value >= 0:  # NaN too
         raise argparse.ArgumentTypeError(f"expected auto, none or a nonnegative number, got {text!r}")
     return value
 
@@ -36,7 +38,7 @@ def run(args, problem, X, y) -> int:
 
     from ..core.plugins import SUBPROBLEMS, named
     from ..datasets import standardize
-    from .estimator import LOGO
+    from .estimator import FAST_PATH_FROM, LOGO
     from ..core.figures import save_figure
     from ..core.validation import feature_names
     from .plots import plot_logo
@@ -90,8 +92,8 @@ def run(args, problem, X, y) -> int:
     print(f"  of which compiling the numba kernels: {kernel_t:.2f} s (compiled on the first run, "
           f"then loaded from numba's cache)")
     if est.prune_below_ is None:
-        print("elimination: off (the paper's iteration over all features; prune_below='auto' eliminates "
-              "from N²·J = 2.5e7 on)")
+        print(f"elimination: off (the paper's iteration over all features; prune_below='auto' eliminates "
+              f"from N²·J = {FAST_PATH_FROM:.2g} on)")
     else:
         print(f"elimination: {sum(h.n_dropped for h in hist)} feature(s) dropped, "
               f"{sum(h.n_reentered for h in hist)} re-entered; {hist[-1].n_active} active at the end"
