@@ -61,8 +61,8 @@ def fast_path_rows(problems, lam, max_iter):
             f"{sum(passes[0::2]):.0f} / {sum(passes[1::2]):.0f}")
 
 
-PATHS = {"default": {}, "averaging": dict(prune_below=None, acceleration="averaging"),
-         "anderson": dict(prune_below=None, acceleration="anderson")}
+PATHS = {"default": ("auto", {}), "averaging": ("averaging", dict(prune_below=None)),
+         "anderson": ("anderson", dict(prune_below=None))}  # name: (acceleration, other parameters)
 
 
 def fixed_point_rows(problems, lam, max_iter):
@@ -76,10 +76,9 @@ def fixed_point_rows(problems, lam, max_iter):
         if not paper.converged_:
             continue
         n += 1
-        for name, params in PATHS.items():
-            params = {"acceleration": "auto", **params}
-            other = fit(X, y, params.pop("acceleration"), 2.0, max_iter, lam, **params)
-            top = paper.weights_.max()
+        top = paper.weights_.max()
+        for name, (acceleration, params) in PATHS.items():
+            other = fit(X, y, acceleration, 2.0, max_iter, lam, **params)
             if not other.converged_:
                 counts[name][3] += 1
             elif np.array_equal(other.get_support(), paper.get_support()) and \
