@@ -4,8 +4,9 @@ import pytest
 
 import scipy.sparse as sp
 
+import fsopt.logo.margins as margins
 from fsopt.logo.margins import (expected_margins, margin_coefficients, neighbor_probabilities,
-                                weighted_manhattan, zbar_products)
+                                signed_abs_sum, weighted_manhattan, zbar_products)
 
 
 def brute_force_margins(X, y, w, sigma):
@@ -88,3 +89,24 @@ def test_zbar_products_are_the_definition(rng, N, J):
     np.testing.assert_allclose(zbar_products(A, X, V[:, 0]), expected[:, :1], rtol=0, atol=1e-12 * scale)
     np.testing.assert_allclose(zbar_products(A, sp.csc_array(X), V), expected, rtol=0, atol=1e-12 * scale)
     np.testing.assert_allclose(zbar_products(A, X.astype(np.float32), V), expected, rtol=0, atol=1e-5 * scale)
+
+
+def test_a_span_read_in_place_and_any_split_into_tasks_give_the_same_sums_bit_for_bit(rng, monkeypatch):
+    """A check reads X's columns start:stop where they are (no copy) and the kernels split columns
+    into tasks by width: each column's sum is the same, bit for bit, as over the copied columns
+    in one task (what keeps a fit's iterates unchanged).  A store's X is taken first."""
+    X = rng.standard_normal((46, 1500))
+    y = np.arange(46) % 2
+    A = margin_coefficients(X[:, :10], y, np.ones(10), 1.3)
+    V = rng.standard_normal((46, 2))
+    part = np.ascontiguousarray(X[:, 200:1400])
+    monkeypatch.setattr(margins, "_Z_ONE_TASK", 10**9)
+    ref_products, ref_zbar = zbar_products(A, part, V), signed_abs_sum(A, part)
+    monkeypatch.setattr(margins, "_Z_ONE_TASK", 8)
+    for widest in (64, 520, 4096):
+        monkeypatch.setattr(margins, "_Z_WIDEST", widest)
+        np.testing.assert_array_equal(zbar_products(A, X, V, span=(200, 1400)), ref_products)
+        np.testing.assert_array_equal(zbar_products(A, part, V), ref_products)
+        np.testing.assert_array_equal(signed_abs_sum(A, part), ref_zbar)
+    with pytest.raises(ValueError, match="span"):
+        zbar_products(A, sp.csc_array(X), V, span=(0, 5))

@@ -19,9 +19,8 @@ from ..core.blocks import (KERNEL_COLUMNS, column_blocks, dask_blocks, dask_comp
 from ..core.kernels import kernel_threads
 
 _BLOCK = KERNEL_COLUMNS  # columns per block of the distances: X[:, block] stays in cache
-_Z_BLOCK = 512  # at most this many columns per task of z̄: the per-pair work amortized over more
-# columns, 1.04–1.55× (float64) and 1.25–1.3× (float32) the speed of 128 per core in three runs of
-# benchmarks/fma_peak.py; 1024 was faster in some runs and slower in one (float64)
+_Z_WIDEST = 1280  # z̄ and its products: at most this many columns per task (see _task_width)
+_Z_ONE_TASK = 512  # ... and below this many columns, one task
 
 
 def weighted_manhattan(X, w, out=None):
@@ -99,10 +98,12 @@ def neighbor_probabilities(D, y, sigma):
 def _row_softmax(D, mask, sigma):
     if np.isinf(sigma):
         K = mask.astype(float)
-    else:
-        Dm = np.where(mask, D, np.inf)
-        K = np.exp(-(Dm - Dm.min(axis=1, keepdims=True)) / sigma)
-    return K / K.sum(axis=1, keepdims=True)
+    else:  # exp(−(D − row min) / σ) in one buffer, in that order (bit for bit the same)
+        K = np.where(mask, D, np.inf)
+        np.subtract(K, K.min(axis=1, keepdims=True), out=K)
+        np.divide(K, sigma, out=K)
+        np.exp(np.negative(K, out=K), out=K)
+    return np.divide(K, K.sum(axis=1, keepdims=True), out=K)
 
 
 def expected_margins(X, y, w, sigma):
@@ -130,9 +131,21 @@ def signed_abs_sum(A, X):
     dtype = np.float32 if X.dtype == np.float32 else np.float64
     X = np.ascontiguousarray(X, dtype=dtype)
     numba.set_num_threads(kernel_threads())
-    tasks = 4 * numba.get_num_threads()  # enough column blocks to keep every core busy
-    block = min(_Z_BLOCK, _BLOCK * max(1, -(-X.shape[1] // (_BLOCK * tasks))))
-    return _signed_abs_sum(np.ascontiguousarray(A, dtype=dtype), X, block)
+    return _signed_abs_sum(np.ascontiguousarray(A, dtype=dtype), X, _task_width(X.shape[1]))
+
+
+def _task_width(J):
+    """Columns per task of the z̄ kernels: equal widths (a multiple of 8), two tasks per thread,
+    or more of at most ``_Z_WIDEST`` columns; one task below ``_Z_ONE_TASK`` columns.  Measured
+    side by side at N = 460, 2 threads (median of 7): z̄ of 700–2,600 columns 1.2–1.3× the speed
+    of tasks of at most 512 columns, four per thread (e.g. 1,300 columns: 12.0 against 15.0 ms),
+    its products over 20,000 columns 1.1× (78.6 against 87.7 ms); below 512 columns the second
+    thread gains nothing (300 columns: 4.9 ms in one task, 5.6–6.5 in 2–4)."""
+    if J < _Z_ONE_TASK:
+        return max(J, 1)
+    tasks = 2 * numba.get_num_threads()
+    tasks *= -(-J // (tasks * _Z_WIDEST))
+    return -(-J // (tasks * 8)) * 8
 
 
 @numba.njit(parallel=True, cache=True, nogil=True)
@@ -218,35 +231,37 @@ def _tile(A, X, Z, n, i, j0, j1):
         z3[j] += s3 + cd3 * d3
 
 
-def zbar_products(A, X, V):
+def zbar_products(A, X, V, span=None):
     """G = z̄ᵀV (columns of X × columns of V) without z̄: with C = diag(v) A + (diag(v) A)ᵀ,
     G[j, k] = Σ_{n<i} C_ni |x_nj − x_ij| — one multiply-add per pair and column of V, where z̄
     takes two per pair and the product another N per column.  For the gradients of features held
-    out of the working set, whose z̄ columns are not kept.  Summed in float64 (X may be float32)."""
+    out of the working set, whose z̄ columns are not kept.  Summed in float64 (X may be float32).
+    ``span=(start, stop)``: only the columns start:stop of a NumPy X, read where they are (no copy)."""
     V = np.asarray(V, dtype=float).reshape(A.shape[0], -1)
     if is_blockwise(X):
+        if span is not None:
+            raise ValueError("span= reads the columns of a NumPy X in place; take the columns of this X first")
         return zbar_products_blockwise(A, X, V)
     dtype = np.float32 if X.dtype == np.float32 else np.float64
     X = np.ascontiguousarray(X, dtype=dtype)
+    start, stop = (0, X.shape[1]) if span is None else span
     C = np.stack([np.triu(c + c.T, 1) for c in (V[:, k, None] * A for k in range(V.shape[1]))]).astype(dtype)
     numba.set_num_threads(kernel_threads())
-    tasks = 4 * numba.get_num_threads()
-    block = min(_Z_BLOCK, _BLOCK * max(1, -(-X.shape[1] // (_BLOCK * tasks))))
-    return _pair_sums(C, X, block).T
+    return _pair_sums(C, X, start, stop, _task_width(stop - start)).T
 
 
 @numba.njit(parallel=True, cache=True, nogil=True)
-def _pair_sums(C, X, block):
-    """G[k, j] = Σ_{n<i} C[k, n, i] |x_nj − x_ij|: column blocks over the cores; rows in tiles of
-    four against tiles of four below them (16 pairs summed in registers per column), the rest
-    pair by pair."""
-    N, J = X.shape
-    G = np.zeros((C.shape[0], J))
-    for b in numba.prange((J + block - 1) // block):
-        j0 = b * block
-        j1 = min(J, j0 + block)
+def _pair_sums(C, X, start, stop, block):
+    """G[k, j − start] = Σ_{n<i} C[k, n, i] |x_nj − x_ij| for start ≤ j < stop: column blocks
+    over the cores; rows in tiles of four against tiles of four below them (16 pairs summed in
+    registers per column), the rest pair by pair."""
+    N = X.shape[0]
+    G = np.zeros((C.shape[0], stop - start))
+    for b in numba.prange((stop - start + block - 1) // block):
+        j0 = start + b * block
+        j1 = min(stop, j0 + block)
         for k in range(C.shape[0]):
-            g = G[k, j0:j1]
+            g = G[k, j0 - start:j1 - start]
             n = 0
             while n + 4 <= N:
                 for p in range(n, n + 3):  # pairs within the tile

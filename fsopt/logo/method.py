@@ -64,6 +64,8 @@ from .margins import margin_coefficients, signed_abs_sum, zbar_products
 _CHUNK_ELEMENTS = 2**24  # N × columns per streamed block of z̄ (128 MiB of float64)
 _HELD_ELEMENTS = 2**27  # N × columns of z̄ held in memory (1 GiB of float64), unless the working
 _MIN_KEPT = 256  # set needs more: each streamed check keeps max(room, working set, this) columns
+_IN_PLACE_SHARE = 0.8  # a check reads X in place (all columns of the span) when its features are this
+# share of their span, else copies them: a column copied costs ~1/4 of its products (460 × 20,000)
 _MIN_ENTRANTS = 100  # a check admits the most violating features: max(this, 2 × working set)
 SCREENING_NEEDS = {"smooth": ("margin_derivative",), "penalty": ("zero_slack", "violation")}
 
@@ -272,8 +274,13 @@ class LogoFixedPoint(FixedPointMethod):
         is not known (inf: no bound is drawn from it; the feature is computed again when one is
         needed)."""
         same = np.array_equal(self._S[:, 0], self._S[:, 1])
-        G = zbar_products(self._of_scaled_X(self._A, cols.size), self._columns(cols),
-                          self._S[:, :1] if same else self._S)
+        A, S = self._of_scaled_X(self._A, cols.size), self._S[:, :1] if same else self._S
+        start, stop = cols[0], cols[-1] + 1
+        if isinstance(self.X, np.ndarray) and self.X.flags.c_contiguous and \
+                cols.size >= _IN_PLACE_SHARE * (stop - start):
+            G = zbar_products(A, self.X, S, span=(start, stop))[cols - start]
+        else:
+            G = zbar_products(A, self._columns(cols), S)
         self._set_reference(cols, G[:, 0], G[:, -1])
         self._znorm[cols] = np.inf
 
