@@ -4,6 +4,7 @@
                                         [--turns 1 1.5 1.75] [--shape fermat archimedean] [--first-seed 0]
                                         [--real heart ionosphere sonar] [--noise 2000] [--out rows.jsonl]
     python benchmarks/logo_fast_path.py --table rows.jsonl [more.jsonl ...]
+    python benchmarks/logo_fast_path.py --default-only [--J 20000 100000 --seeds 2 1 ...]
 
 For each instance, two fits at σ = 2, θ = 0.01 (``--theta``), max_iter = 50 (``--max-iter``), acceleration "auto" (``--acceleration``; λ = 1 on the spirals, ``--real-lam``
 on the real data sets): the default (working set and
@@ -16,6 +17,9 @@ at the margins its last solve was solved at, over its bound).  Where the plain i
 converge, a third fit, the plain iteration with ``acceleration="averaging"`` and five times
 ``max_iter``, says whether a fixed point exists that the default reached: its outcome and
 iterations, and its support and weights against the default's.
+
+``--default-only`` times the default fit alone against one cdist pass on the instances with
+J ≥ 20,000 (the cost bound of issue 25), without the plain iteration's slow fits.
 
 ``--table`` prints the saved rows of earlier runs as one Markdown table, then what they add up to: fits
 where the plain iteration converged and the default did not, supports that differ, weight differences
@@ -158,6 +162,22 @@ def summary(rows):
     return lines
 
 
+def time_default(args):
+    """``--default-only``: the default fit's time over one cdist pass, on the instances with J ≥ 20,000."""
+    print("| instance | J | θ | outcome, outer its (all) | passes | fit s | cdist s | fit / cdist |\n|---|---|---|---|---|---|---|---|")
+    ratios = []
+    for X, y, label, lam in (*real_sets(args), *spirals(args)):
+        if X.shape[1] < 20000:
+            continue
+        cdist_s = cdist_seconds(X)
+        est, fit_s = fit(X, y, lam=lam)
+        ratios.append(fit_s / cdist_s)
+        print(f"| {label} | {X.shape[1]:,} | {PARAMS['theta']:g} | {est.outcome_} {est.n_outer_iter_} ({est.n_iter_}) | "
+              f"{sum(h.data_passes for h in est.history_):.2f} | {fit_s:.2f} | {cdist_s:.2f} | {ratios[-1]:.2f} |", flush=True)
+    if ratios:
+        print(f"\nfit / cdist: {min(ratios):.2f}–{max(ratios):.2f} over {len(ratios)} fits (load {os.getloadavg()[0]:.1f}).")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--J", type=int, nargs="+", default=[2000, 8000, 20000, 100000])
@@ -176,6 +196,8 @@ def main():
                     help="acceleration of both fits")
     ap.add_argument("--out", default=None, help="append each row as a JSON line to this file")
     ap.add_argument("--table", nargs="+", metavar="JSONL", help="print the rows saved by --out and stop")
+    ap.add_argument("--default-only", action="store_true",
+                    help="time the default fit against one cdist pass only (J >= 20,000; no plain iteration)")
     args = ap.parse_args()
     if args.table:
         rows = [json.loads(line) for name in args.table for line in open(name) if line.strip()]
@@ -187,6 +209,8 @@ def main():
     from fsopt.datasets.spiral import make_spiral
 
     LOGO().fit(*make_spiral(30, 20, random_state=0))  # compile the kernels outside the timings
+    if args.default_only:
+        return time_default(args)
     print(HEADER)
     for X, y, label, lam in (*real_sets(args), *spirals(args)):
         r = compare(X, y, label, cdist_seconds(X) if X.shape[1] >= 20000 else None, lam)

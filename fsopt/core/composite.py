@@ -8,9 +8,9 @@ quantity :func:`fsopt.core.parts.composite_certificate` reports.
 from __future__ import annotations
 
 import numpy as np
-from scipy.optimize import Bounds, minimize
 
 from . import status as st
+from .lbfgsb_routine import minimize_on_box
 from .parts import PENALTY_NEEDS, SMOOTH_NEEDS, missing_parts, undeclared
 from .solvers import NativeBackend, register_backend
 
@@ -23,17 +23,16 @@ def kkt_residual(smooth, penalty, w) -> float:
 
 
 def lbfgsb(smooth, penalty, w0, tol=1e-6, max_iter=15000, memory=20):
-    """min f(w) + g(w) over g's box by SciPy's L-BFGS-B (g declares ``gradient`` and ``box``);
-    returns SciPy's OptimizeResult."""
+    """min f(w) + g(w) over g's box by SciPy's L-BFGS-B routine (g declares ``gradient`` and
+    ``box``; :mod:`fsopt.core.lbfgsb_routine`); returns an OptimizeResult."""
     def fun(w):
         f, grad = smooth.value_and_gradient(w) if hasattr(smooth, "value_and_gradient") \
             else (smooth.value(w), smooth.gradient(w))
         return f + penalty.value(w), grad + penalty.gradient(w)
 
     lower, upper = penalty.box
-    return minimize(fun, np.clip(w0, lower, upper), jac=True, method="L-BFGS-B",
-                    bounds=Bounds(lower, upper),
-                    options={"maxcor": memory, "gtol": tol, "ftol": 1e-15, "maxiter": max_iter})
+    return minimize_on_box(fun, np.clip(w0, lower, upper), lower, upper, memory=memory, gtol=tol,
+                           ftol=1e-15, max_iter=max_iter)
 
 
 def proximal_gradient(smooth, penalty, w0, tol=1e-6, max_iter=20000, stall=1000):
