@@ -271,3 +271,22 @@ def test_elimination_without_the_working_set_takes_the_plain_iterations_accelera
     # after an accelerated point brought some back (its n_active was the count before them)
     out = np.cumsum([h.n_dropped - h.n_reentered for h in elim.history_])
     assert [X.shape[1] - h.n_active for h in elim.history_] == out.tolist()
+
+
+@pytest.mark.parametrize("scale", [1.0, 5.0])
+def test_a_check_that_reads_x_in_place_gives_the_fit_of_one_that_copies_its_columns(monkeypatch, scale):
+    """The checks read the held-out columns of X where they are, or copy them when they are a
+    small share of their span: the same fit, bit for bit (unstandardized X too: A is scaled)."""
+    import fsopt.logo.method as method
+
+    X, y = make_spiral(60, 6000, turns=1.5, random_state=3, shape="archimedean")
+    X = X * scale
+    fits = []
+    for share in (0.8, 2.0):  # the default; a share no span reaches: every check copies
+        monkeypatch.setattr(method, "_IN_PLACE_SHARE", share)
+        fits.append(LOGO(lam=1.0, prune_below=1e-8).fit(X, y))
+    in_place, copied = fits
+    assert sum(h.full_check for h in in_place.history_) >= 2
+    np.testing.assert_array_equal(in_place.weights_, copied.weights_)
+    assert [h.n_active for h in in_place.history_] == [h.n_active for h in copied.history_]
+    assert in_place.certificate_.kkt_residual == copied.certificate_.kkt_residual
