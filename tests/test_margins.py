@@ -100,9 +100,9 @@ def test_a_span_read_in_place_and_any_split_into_tasks_give_the_same_sums_bit_fo
     A = margin_coefficients(X[:, :10], y, np.ones(10), 1.3)
     V = rng.standard_normal((46, 2))
     part = np.ascontiguousarray(X[:, 200:1400])
-    monkeypatch.setattr(margins, "_Z_ONE_TASK", 10**9)
+    monkeypatch.setattr(margins, "_Z_FEW", 10**9)
     ref_products, ref_zbar = zbar_products(A, part, V), signed_abs_sum(A, part)
-    monkeypatch.setattr(margins, "_Z_ONE_TASK", 8)
+    monkeypatch.setattr(margins, "_Z_FEW", 8)
     for widest in (64, 520, 4096):
         monkeypatch.setattr(margins, "_Z_WIDEST", widest)
         np.testing.assert_array_equal(zbar_products(A, X, V, span=(200, 1400)), ref_products)

@@ -20,7 +20,7 @@ from ..core.kernels import kernel_threads
 
 _BLOCK = KERNEL_COLUMNS  # columns per block of the distances: X[:, block] stays in cache
 _Z_WIDEST = 1280  # z̄ and its products: at most this many columns per task (see _task_width)
-_Z_ONE_TASK = 512  # ... and below this many columns, one task
+_Z_FEW = 512  # ... and below this many columns, few tasks (z̄: one; its products: one per thread)
 
 
 def weighted_manhattan(X, w, out=None):
@@ -131,21 +131,23 @@ def signed_abs_sum(A, X):
     dtype = np.float32 if X.dtype == np.float32 else np.float64
     X = np.ascontiguousarray(X, dtype=dtype)
     numba.set_num_threads(kernel_threads())
-    return _signed_abs_sum(np.ascontiguousarray(A, dtype=dtype), X, _task_width(X.shape[1]))
+    return _signed_abs_sum(np.ascontiguousarray(A, dtype=dtype), X, _task_width(X.shape[1], few=1))
 
 
-def _task_width(J):
+def _task_width(J, few):
     """Columns per task of the z̄ kernels: equal widths (a multiple of 8), two tasks per thread,
-    or more of at most ``_Z_WIDEST`` columns; one task below ``_Z_ONE_TASK`` columns.  Measured
+    or more of at most ``_Z_WIDEST`` columns; ``few`` tasks below ``_Z_FEW`` columns.  Measured
     side by side at N = 460, 2 threads (median of 7): z̄ of 700–2,600 columns 1.2–1.3× the speed
     of tasks of at most 512 columns, four per thread (e.g. 1,300 columns: 12.0 against 15.0 ms),
-    its products over 20,000 columns 1.1× (78.6 against 87.7 ms); below 512 columns the second
-    thread gains nothing (300 columns: 4.9 ms in one task, 5.6–6.5 in 2–4)."""
-    if J < _Z_ONE_TASK:
-        return max(J, 1)
-    tasks = 2 * numba.get_num_threads()
-    tasks *= -(-J // (tasks * _Z_WIDEST))
-    return -(-J // (tasks * 8)) * 8
+    its products over 20,000 columns 1.1× (78.6 against 87.7 ms); at N = 120 and 1,000, z̄
+    1.17–1.29× at 1,300, 2,600 and 20,000 columns, 0.89–1.06× at 700 and 8,000.  Below 512 columns
+    the second thread gains nothing for z̄ (N = 460, 300 columns: 4.9 ms in one task, 5.6–6.5 in
+    2–4) and 1.4–1.6× for its products (N = 460–1,000, 100–400 columns: one task per thread)."""
+    tasks = few
+    if J >= _Z_FEW:
+        tasks = 2 * numba.get_num_threads()
+        tasks *= -(-J // (tasks * _Z_WIDEST))
+    return max(8, -(-J // (tasks * 8)) * 8)
 
 
 @numba.njit(parallel=True, cache=True, nogil=True)
@@ -247,7 +249,7 @@ def zbar_products(A, X, V, span=None):
     start, stop = (0, X.shape[1]) if span is None else span
     C = np.stack([np.triu(c + c.T, 1) for c in (V[:, k, None] * A for k in range(V.shape[1]))]).astype(dtype)
     numba.set_num_threads(kernel_threads())
-    return _pair_sums(C, X, start, stop, _task_width(stop - start)).T
+    return _pair_sums(C, X, start, stop, _task_width(stop - start, few=numba.get_num_threads())).T
 
 
 @numba.njit(parallel=True, cache=True, nogil=True)
