@@ -1,6 +1,7 @@
 """LOGO: local-learning-based feature selection on your data or a declared problem."""
 from __future__ import annotations
 
+import argparse
 import time
 
 import numpy as np
@@ -20,8 +21,6 @@ def add_arguments(parser):
 
 def _prune_below(text):
     """--prune-below: "auto", "none" or a nonnegative number."""
-    import argparse
-
     if text.lower() in ("auto", "none"):
         return text.lower()
     try:
@@ -98,7 +97,7 @@ def run(args, problem, X, y) -> int:
         print(f"elimination: {sum(h.n_dropped for h in hist)} feature(s) dropped, "
               f"{sum(h.n_reentered for h in hist)} re-entered; {hist[-1].n_active} active at the end"
               + restart_story(hist))
-        if not any(h.restarted for h in hist):
+        if est.converged_ and not any(h.restarted for h in hist):
             print("  the fast path's answer is a certified fixed point; where the map has several "
                   "(sigma below Theorem 2's sigma*), the paper's iteration may reach another: "
                   "--prune-below none follows it")
