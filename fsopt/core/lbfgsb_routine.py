@@ -68,7 +68,6 @@ def minimize_on_box(fun, x0, lower, upper, memory=10, gtol=1e-5, ftol=2.2e-9, ma
     nit = nfev = 0
     last = None  # (x, f, g) of the last evaluation: the routine may ask again at the same x
     while True:
-        g = g.astype(np.float64)
         DIRECT(memory, x, low, high, nbd, f, g, factr, gtol, wa, iwa, task, lsave, isave, dsave,
                max_ls, ln_task)
         if task[0] == _FG:
