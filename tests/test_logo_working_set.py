@@ -273,13 +273,15 @@ def test_elimination_without_the_working_set_takes_the_plain_iterations_accelera
     assert [X.shape[1] - h.n_active for h in elim.history_] == out.tolist()
 
 
-@pytest.mark.parametrize("scale", [1.0, 5.0])
-def test_a_check_that_reads_x_in_place_gives_the_fit_of_one_that_copies_its_columns(monkeypatch, scale):
+@pytest.mark.parametrize("shape, turns, seed, scale", [("archimedean", 1.5, 3, 1.0), ("archimedean", 1.5, 3, 5.0),
+                                                     ("fermat", 1.75, 1, 1.0)])
+def test_a_check_that_reads_x_in_place_gives_the_fit_of_one_that_copies_its_columns(monkeypatch, shape, turns,
+                                                                                     seed, scale):
     """The checks read the held-out columns of X where they are, or copy them when they are a
     small share of their span: the same fit, bit for bit (unstandardized X too: A is scaled)."""
     import fsopt.logo.method as method
 
-    X, y = make_spiral(60, 6000, turns=1.5, random_state=3, shape="archimedean")
+    X, y = make_spiral(60, 6000, turns=turns, random_state=seed, shape=shape)
     X = X * scale
     fits = []
     for share in (0.8, 2.0):  # the default; a share no span reaches: every check copies
