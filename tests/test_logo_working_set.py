@@ -292,3 +292,65 @@ def test_a_check_that_reads_x_in_place_gives_the_fit_of_one_that_copies_its_colu
     np.testing.assert_array_equal(in_place.weights_, copied.weights_)
     assert [h.n_active for h in in_place.history_] == [h.n_active for h in copied.history_]
     assert in_place.certificate_.kkt_residual == copied.certificate_.kkt_residual
+
+
+@pytest.mark.parametrize("shape, turns, seed, scale", [("fermat", 1.75, 1, 1.0), ("archimedean", 1.5, 3, 5.0)])
+def test_checks_that_estimate_in_float32_first_give_the_fit_of_exact_checks(monkeypatch, shape, turns, seed, scale):
+    """A check over many columns estimates their gradients in float32 with an error bound and
+    computes exactly only the features the bound cannot decide (and the violators whose order
+    decides which enter): the same fit, bit for bit, as exact checks — weights, working sets and
+    certificate.  A planted bug, estimates 1 % off taken as exact (no bound), changes the fit."""
+    import fsopt.logo.method as method
+
+    X, y = make_spiral(60, 6000, turns=turns, random_state=seed, shape=shape)
+    X = X * scale
+    ranked = []
+    real = method.LogoFixedPoint._exact_products
+
+    def spy(self, cols, S):
+        ranked.append(cols.size)
+        return real(self, cols, S)
+
+    def fit(single_from):
+        monkeypatch.setattr(method, "_SINGLE_FROM", single_from)
+        return LOGO(lam=1.0, prune_below=1e-8).fit(X, y)
+
+    monkeypatch.setattr(method.LogoFixedPoint, "_exact_products", spy)
+    estimated, exact = fit(2048), fit(10**9)
+    assert sum(h.full_check for h in estimated.history_) >= 2 and ranked
+    for fitted in (estimated, exact):
+        assert fitted.converged_
+    np.testing.assert_array_equal(estimated.weights_, exact.weights_)
+    assert [h.n_active for h in estimated.history_] == [h.n_active for h in exact.history_]
+    assert estimated.certificate_.kkt_residual == exact.certificate_.kkt_residual
+
+    real_estimate = method.zbar_products_estimate
+
+    def unbounded(*args, **kwargs):  # the planted bug: estimates 1 % off, taken as exact
+        G, err = real_estimate(*args, **kwargs)
+        return G * (1 + 0.01 * np.sin(np.arange(G.size)).reshape(G.shape)), np.zeros_like(err)
+    monkeypatch.setattr(method, "zbar_products_estimate", unbounded)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the planted fit may not converge
+        planted = fit(2048)
+    assert [h.n_active for h in planted.history_] != [h.n_active for h in exact.history_] or \
+        not np.array_equal(planted.weights_, exact.weights_)
+
+
+def test_checks_stop_estimating_where_float32_cannot_tell_the_columns_apart(monkeypatch):
+    """X far from 0 (values near 10⁴, differences near 1): float32's rounding is as large as the
+    gradients, the first estimate decides too little, and the later checks are exact from the
+    start — the fit is that of exact checks, bit for bit."""
+    import fsopt.logo.method as method
+
+    X, y = make_spiral(60, 6000, turns=1.5, random_state=3, shape="archimedean")
+    X = X + 1e4
+    calls = []
+    real = method.zbar_products_estimate
+    monkeypatch.setattr(method, "zbar_products_estimate", lambda *a, **k: calls.append(1) or real(*a, **k))
+    estimated = LOGO(lam=1.0, prune_below=1e-8).fit(X, y)
+    monkeypatch.setattr(method, "_SINGLE_FROM", 10**9)
+    exact = LOGO(lam=1.0, prune_below=1e-8).fit(X, y)
+    assert sum(h.full_check for h in estimated.history_) >= 2 and len(calls) == 1
+    np.testing.assert_array_equal(estimated.weights_, exact.weights_)
+    assert estimated.certificate_.kkt_residual == exact.certificate_.kkt_residual

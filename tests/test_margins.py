@@ -6,7 +6,8 @@ import scipy.sparse as sp
 
 import fsopt.logo.margins as margins
 from fsopt.logo.margins import (expected_margins, margin_coefficients, neighbor_probabilities,
-                                signed_abs_sum, weighted_manhattan, zbar_products)
+                                signed_abs_sum, weighted_manhattan, zbar_products,
+                                zbar_products_estimate)
 
 
 def brute_force_margins(X, y, w, sigma):
@@ -110,3 +111,52 @@ def test_a_span_read_in_place_and_any_split_into_tasks_give_the_same_sums_bit_fo
         np.testing.assert_array_equal(signed_abs_sum(A, part), ref_zbar)
     with pytest.raises(ValueError, match="span"):
         zbar_products(A, sp.csc_array(X), V, span=(0, 5))
+
+
+@pytest.mark.parametrize("kind", ["normal", "offset", "cauchy", "duplicated rows", "tiny", "few rows"])
+def test_the_float32_estimate_of_the_products_is_within_its_bound(rng, kind):
+    """zbar_products_estimate: |G − zbar_products| ≤ err on data where float32 loses most (large
+    values with small differences, heavy tails, duplicated rows, a scale near float32's smallest
+    normal numbers, seven rows: one tile and three left); the bound is tight enough to decide (≤ 1e-3 of the
+    largest product on normal data); a span gives the same estimate as the whole.  A planted bug
+    — one entry of X32 off by 5 % of its column's spread, as a wrong copy would be — leaves the
+    bound wherever it is informative (not on large values with small differences, where float32
+    cannot tell them apart and the bound says so)."""
+    N, J = {"few rows": (7, 40), "duplicated rows": (64, 700)}.get(kind, (61, 700))
+    X = rng.standard_normal((N, J))
+    if kind == "offset":
+        X = 1e3 + 1e-3 * X
+    elif kind == "cauchy":
+        X = rng.standard_cauchy((N, J))
+    elif kind == "duplicated rows":
+        X[1::2] = X[::2]
+    elif kind == "tiny":
+        X = 1e-35 * X
+    y = np.arange(N) % 3
+    A = margin_coefficients(X, y, rng.uniform(0, 1, J) * (rng.uniform(size=J) < 0.2), 2.0)
+    V = rng.standard_normal((N, 2))
+    exact = zbar_products(A, X, V)
+    X32 = X.astype(np.float32)
+    G, err = zbar_products_estimate(A, X32, V)
+    assert np.isfinite(err).all() and (np.abs(G - exact) <= err).all()
+    if kind == "normal":
+        assert err.max() <= 1e-3 * np.abs(exact).max()
+    span_G, span_err = zbar_products_estimate(A, X32, V, span=(J // 3, J - 5))
+    np.testing.assert_array_equal(span_G, G[J // 3:J - 5])
+    np.testing.assert_array_equal(span_err, err[J // 3:J - 5])
+    if kind != "offset":
+        wrong = X32.copy()
+        wrong[1, 7] += np.float32(0.05 * X[:, 7].std())
+        G, err = zbar_products_estimate(A, wrong, V)
+        assert (np.abs(G - exact) > err).any()
+
+
+def test_the_float32_estimate_gives_no_information_where_float32_overflows(rng):
+    X = rng.standard_normal((20, 30))
+    A = margin_coefficients(X, np.arange(20) % 2, np.ones(30), 2.0)
+    X32 = X.astype(np.float32)
+    X32[:, 4] *= np.float32(1e36)
+    G, err = zbar_products_estimate(A, X32, rng.standard_normal((20, 1)))
+    assert np.isinf(err[4]).all() and np.isfinite(np.delete(err, 4, axis=0)).all()
+    with pytest.raises(TypeError, match="float32"):
+        zbar_products_estimate(A, X, rng.standard_normal((20, 1)))
