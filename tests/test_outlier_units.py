@@ -64,7 +64,7 @@ def test_lfs_takes_one_cell_at_1e3():
 def test_compiled_column_spreads_are_numpys_percentiles(n_rows):
     """The compiled spreads (quartiles by selection) against np.percentile's linear method and
     np.std, column by column: normal, constant, binary, integer-valued, one outlier, tiny and
-    huge columns, every quartile position N allows."""
+    huge columns, every quartile position N allows; C, Fortran and strided X alike."""
     from fsopt.core.scaling import _dense_spreads
 
     rng = np.random.default_rng(n_rows)
@@ -78,3 +78,6 @@ def test_compiled_column_spreads_are_numpys_percentiles(n_rows):
     q1, q3 = np.percentile(varying / top, [25, 75], axis=0)
     expected = np.where(q3 > q1, (q3 - q1) / 1.3489795003921634, (varying / top).std(axis=0)) * top
     np.testing.assert_allclose(_dense_spreads(X), expected, rtol=1e-13, atol=0)
+    wide = np.hstack([X, X[:, ::-1]])  # any memory layout, read in place: the same numbers
+    for layout in (np.asfortranarray(wide), wide[:, ::2], wide[::-1][::-1]):
+        np.testing.assert_array_equal(_dense_spreads(layout), _dense_spreads(np.ascontiguousarray(layout)))

@@ -339,10 +339,12 @@ class LogoFixedPoint(FixedPointMethod):
 
     def _single_copy(self):
         """X in float32 for the checks' estimates, made at the first check that uses it (half of
-        X's memory), or None: X not float64, not finite in float32, or estimates that decided too
-        little (:meth:`_products_of`)."""
+        X's memory), or None: X not float64, larger than ``_HELD_ELEMENTS`` entries (the copy would
+        pass 512 MiB), not finite in float32, or estimates that decided too little
+        (:meth:`_products_of`)."""
         if self._single is None:
-            X32 = self.X.astype(np.float32) if self.X.dtype == np.float64 else None
+            small = self.X.dtype == np.float64 and self.X.size <= _HELD_ELEMENTS
+            X32 = self.X.astype(np.float32) if small else None
             self._single = X32 if X32 is not None and np.isfinite(X32).all() else False
         return None if self._single is False else self._single
 
