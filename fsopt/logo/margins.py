@@ -91,21 +91,51 @@ def neighbor_probabilities(D, y, sigma):
     Computed stably: each row's minimum distance within the set is subtracted before exp, so
     σ → 0 tends to 1-NN and σ = inf gives uniform probabilities.
     """
-    same = y[:, None] == y[None, :]
-    hit = same.copy()
-    np.fill_diagonal(hit, False)
-    return _row_softmax(D, hit, sigma), _row_softmax(D, ~same, sigma)
+    return _row_softmax(D, y, sigma, hits=True), _row_softmax(D, y, sigma, hits=False)
 
 
-def _row_softmax(D, mask, sigma):
+def _row_softmax(D, y, sigma, hits):
+    """exp(−(D − row min)/σ) over each row's hits (or misses), 0 elsewhere, normalized per row:
+    the exponents by a compiled pass (IEEE operations, the same numbers as NumPy's), then NumPy's
+    exp and sums."""
+    y = np.unique(np.asarray(y), return_inverse=True)[1].ravel()  # class labels of any type as 0..k−1
     if np.isinf(sigma):
-        K = mask.astype(float)
-    else:  # exp(−(D − row min) / σ) in one buffer, in that order (bit for bit the same)
-        K = np.where(mask, D, np.inf)
-        np.subtract(K, K.min(axis=1, keepdims=True), out=K)
-        np.divide(K, sigma, out=K)
-        np.exp(np.negative(K, out=K), out=K)
+        K = np.empty(D.shape)
+        _in_set(y, hits, K)
+    else:
+        K = np.empty(D.shape)
+        numba.set_num_threads(kernel_threads())
+        _exponents(np.ascontiguousarray(D, dtype=np.float64), y, float(sigma), hits, K)
+        np.exp(K, out=K)
     return np.divide(K, K.sum(axis=1, keepdims=True), out=K)
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _member(y, n, i, hits):
+    """Whether sample i is a hit (same class, i ≠ n) or, with ``hits`` False, a miss of sample n."""
+    return (y[i] == y[n] and i != n) if hits else y[i] != y[n]
+
+
+@numba.njit(parallel=True, cache=True, nogil=True)
+def _exponents(D, y, sigma, hits, K):
+    """K[n, i] = −((D[n, i] − min over the set of row n) / σ) for i in the set, −inf elsewhere."""
+    N = D.shape[0]
+    for n in numba.prange(N):
+        low = np.inf
+        for i in range(N):
+            if _member(y, n, i, hits):
+                low = min(low, D[n, i])
+        for i in range(N):
+            K[n, i] = -((D[n, i] - low) / sigma) if _member(y, n, i, hits) else -np.inf
+
+
+@numba.njit(cache=True, nogil=True)
+def _in_set(y, hits, K):
+    """K[n, i] = 1 for i in the set of row n, 0 elsewhere (σ = inf: uniform probabilities)."""
+    N = K.shape[0]
+    for n in range(N):
+        for i in range(N):
+            K[n, i] = 1.0 if _member(y, n, i, hits) else 0.0
 
 
 def expected_margins(X, y, w, sigma):
