@@ -286,7 +286,8 @@ def zbar_products(A, X, V, span=None):
 
 def zbar_products_estimate(A, X32, V, span=None):
     """``(G, err)``: :func:`zbar_products` ``(A, X, V, span)`` summed from X32 = X in float32
-    (1.4–1.6× faster), and a bound with |G − zbar_products(A, X, V, span)| ≤ err elementwise.
+    (1.3–1.7× faster, ``benchmarks/logo_check_products.py``), and a bound with
+    |G − zbar_products(A, X, V, span)| ≤ err elementwise.
 
     With the float64 C of :func:`zbar_products` and exact sums Σ_{n<i} C_ni |x_nj − x_ij| as the
     reference: rounding C_ni and x to float32 and the difference moves each term by at most

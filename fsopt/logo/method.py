@@ -20,7 +20,7 @@ over all features — when the working set converges, cycles, stalls or converge
 round, which needs their gradients z̄_jᵀℓ'(m), not z̄ (:func:`~fsopt.logo.margins.zbar_products`,
 half the multiply-adds of z̄ and no N × J result: 2.3–2.9× faster at N × J = 460 × 20,000,
 200 × 100,000 and 1,000 × 5,000), over an in-memory X first estimated in float32 with a bound on
-the error (1.3–1.4× faster again), the features the bound cannot decide then computed exactly, so
+the error (1.3–1.7× faster again), the features the bound cannot decide then computed exactly, so
 that every decision and every number of the certificate is the exact computation's; the most
 violating features enter (at most twice the working set, and 100: as skglm and celer grow
 theirs) and the iteration goes on.  The intermediate iterates are then those of the working
@@ -289,7 +289,7 @@ class LogoFixedPoint(FixedPointMethod):
         needed).
 
         Over many columns of an in-memory X, the products are first estimated from X in float32
-        with a bound on their error (:func:`~fsopt.logo.margins.zbar_products_estimate`, 1.3–1.4×
+        with a bound on their error (:func:`~fsopt.logo.margins.zbar_products_estimate`, 1.3–1.7×
         faster).  A feature whose slack is > 0 at every gradient within the bound (both
         derivatives) keeps the estimate: it is no violator and its certificate's violation is 0
         from either number.  With ``tol``, a feature whose slack is < −tol at every gradient within
