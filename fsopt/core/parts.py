@@ -13,8 +13,9 @@ A **penalty** g (its feasible set C included, g = +∞ outside C) declares
 - ``value(w)``: g(w) for w in C;
 - ``prox(v, step)``: argmin_x step·g(x) + ½‖x − v‖² over C;
 - ``zero_slack(w, grad)``: per coordinate j, how far the optimality condition of w_j = 0 holds
-  given the smooth gradient ``grad`` at ``w`` (≥ 0: it holds; < 0: j must enter); nondecreasing
-  in every grad_j, so a lower bound of the gradient gives a lower bound of the slack;
+  given the smooth gradient ``grad`` at ``w`` (≥ 0: it holds, and ``violation`` is 0 there; < 0:
+  j must enter); nondecreasing in every grad_j, so a lower bound of the gradient gives a lower
+  bound of the slack (LOGO's checks rely on both to decide features from bounded estimates);
 - ``violation(w, grad)``: per coordinate, how far the optimality condition fails (default
   |w − prox(w − grad, 1)|, 0 exactly at the optimum; continuous in w, unlike a distance to ∂g(w));
 - ``infeasibility(w)``: how far w is from C (0 inside);
