@@ -152,6 +152,9 @@ def test_the_float32_estimate_of_the_products_is_within_its_bound(rng, kind):
 
 
 def test_the_float32_estimate_gives_no_information_where_float32_overflows(rng):
+    """err = inf where float32 could overflow: a column of X near float32's largest numbers, or
+    coefficients beyond them while X is small (the estimate is then inf or NaN: a finite bound
+    there would clear a feature on an infinite gradient)."""
     X = rng.standard_normal((20, 30))
     A = margin_coefficients(X, np.arange(20) % 2, np.ones(30), 2.0)
     X32 = X.astype(np.float32)
@@ -160,3 +163,10 @@ def test_the_float32_estimate_gives_no_information_where_float32_overflows(rng):
     assert np.isinf(err[4]).all() and np.isfinite(np.delete(err, 4, axis=0)).all()
     with pytest.raises(TypeError, match="float32"):
         zbar_products_estimate(A, X, rng.standard_normal((20, 1)))
+    A = np.zeros((8, 8))
+    A[0, 1] = 1e39
+    X32 = np.zeros((8, 2), dtype=np.float32)
+    X32[0, 0] = 3e-39
+    X32[:, 1] = np.arange(8)
+    G, err = zbar_products_estimate(A, X32, np.ones((8, 1)))
+    assert np.isinf(err).all()

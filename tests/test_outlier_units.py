@@ -81,3 +81,17 @@ def test_compiled_column_spreads_are_numpys_percentiles(n_rows):
     wide = np.hstack([X, X[:, ::-1]])  # any memory layout, read in place: the same numbers
     for layout in (np.asfortranarray(wide), wide[:, ::2], wide[::-1]):
         np.testing.assert_array_equal(_dense_spreads(layout), _dense_spreads(np.ascontiguousarray(layout)))
+    single = np.clip(wide, -1e30, 1e30).astype(np.float32)  # float32 read as float64, value by value
+    np.testing.assert_array_equal(_dense_spreads(single), _dense_spreads(single.astype(np.float64)))
+
+
+def test_the_typical_spread_of_float32_x_makes_no_float64_copy():
+    import tracemalloc
+
+    X = np.random.default_rng(0).standard_normal((200, 5000)).astype(np.float32)
+    expected = typical_spread(X.astype(np.float64))
+    tracemalloc.start()
+    spread = typical_spread(X)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert spread == expected and peak < X.nbytes / 4

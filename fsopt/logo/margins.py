@@ -290,14 +290,15 @@ def zbar_products_estimate(A, X32, V, span=None):
     |G − zbar_products(A, X, V, span)| ≤ err elementwise.
 
     With the float64 C of :func:`zbar_products` and exact sums Σ_{n<i} C_ni |x_nj − x_ij| as the
-    reference: rounding C_ni and x to float32 and the difference moves each term by at most
-    (3u + 4u²)|C_ni|(|x_nj| + |x_ij|), u = 2⁻²⁴; a float32 sum of at most k = 16·flush + 18 terms,
-    in any order, by γ_k = ku/(1 − ku) times the sum of their sizes; the float64 sums (these and
-    zbar_products' own, of at most N²/2 terms) by N²·2⁻⁵³ times the same.  And
-    Σ_{n<i} |C_ni|(|x_nj| + |x_ij|) = Σ_n |x_nj| R_n with R_n = Σ_{i≠n} |C_ni| (C symmetric), summed
-    in the same pass.  So err = 1.01·((k + 4)u + N²2⁻⁵³)·that sum, plus N²·2⁻¹⁴⁸(1 + max|C| +
-    max_n |x_nj|) for float32's subnormals (absolute error 2⁻¹⁵⁰ per rounding there); err = inf
-    where float32 could overflow (no information)."""
+    reference: the five roundings of a term (C_ni, x_nj and x_ij to float32, the difference, the
+    product) move it by at most 4.01u·|C_ni|(|x_nj| + |x_ij|), u = 2⁻²⁴; a float32 sum of at most
+    16·flush + 6 terms (k = 16·flush + 18 is used), in any order, by γ_k = ku/(1 − ku) times the
+    sum of their sizes; the float64 sums (these and zbar_products' own, of at most N²/2 terms) by
+    N²·2⁻⁵³ times the same.  And Σ_{n<i} |C_ni|(|x_nj| + |x_ij|) = Σ_n |x_nj| R_n with
+    R_n = Σ_{i≠n} |C_ni| (C symmetric), summed in the same pass.  So err = 1.01·((k + 4)u +
+    N²2⁻⁵³)·that sum, plus N²·2⁻¹⁴⁸(1 + max|C| + max_n |x_nj|) for float32's subnormals (absolute
+    error 2⁻¹⁵⁰ per rounding there); err = inf (no information) where float32 could overflow
+    (max(max|C|, 1)·max(max_n |x_nj|, 1)·N² ≥ 2¹⁰⁰) or the estimate is not finite."""
     V = np.asarray(V, dtype=float).reshape(A.shape[0], -1)
     if X32.dtype != np.float32 or not X32.flags.c_contiguous:
         raise TypeError("X32 must be a C-contiguous float32 array (X in float32)")
@@ -308,12 +309,16 @@ def zbar_products_estimate(A, X32, V, span=None):
         np.fill_diagonal(c, 0.0)
     R = np.abs(C).sum(axis=2)
     numba.set_num_threads(kernel_threads())
-    G, B, top_x = _single_pair_sums(np.triu(C).astype(np.float32), R, X32, start, stop,
-                                    _task_width(stop - start, few=numba.get_num_threads()), _SINGLE_FLUSH)
+    with np.errstate(over="ignore"):  # C beyond float32: inf, and err says so below
+        C32 = np.triu(C).astype(np.float32)
+    G, B, top_x = _single_pair_sums(C32, R, X32, start, stop, _task_width(stop - start, few=numba.get_num_threads()),
+                                    _SINGLE_FLUSH)
     top_c = float(np.abs(C).max(initial=0.0))
     terms = 16 * _SINGLE_FLUSH + 18
     err = 1.01 * ((terms + 4) * _U32 + N * N * 2.0**-53) * B + N * N * 2.0**-148 * (1.0 + top_c + top_x)
-    err[:, ~(top_c * top_x * N * N < 2.0**100)] = np.inf
+    safe = max(top_c, 1.0) * np.maximum(top_x, 1.0) * N * N < 2.0**100  # C, X, their products: finite
+    err[:, ~safe] = np.inf
+    err[~np.isfinite(G)] = np.inf
     return G.T, err.T
 
 

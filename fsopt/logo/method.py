@@ -313,7 +313,7 @@ class LogoFixedPoint(FixedPointMethod):
         upper = self._slack(G[:, 0] + err[:, 0], cols)
         estimated = ~sure & (upper < -tol) if tol is not None else np.zeros_like(sure)
         exact = ~sure & ~estimated
-        if exact.sum() > _SINGLE_EXACT_SHARE * cols.size:
+        if tol is not None and exact.sum() > _SINGLE_EXACT_SHARE * cols.size:
             self._single = False  # the estimates decide too little on this data: exact checks from now on
         if exact.any():
             G[exact] = self._exact_products(cols[exact], S)
