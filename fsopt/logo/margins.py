@@ -91,21 +91,20 @@ def neighbor_probabilities(D, y, sigma):
     Computed stably: each row's minimum distance within the set is subtracted before exp, so
     σ → 0 tends to 1-NN and σ = inf gives uniform probabilities.
     """
-    return _row_softmax(D, y, sigma, hits=True), _row_softmax(D, y, sigma, hits=False)
+    labels = np.unique(np.asarray(y), return_inverse=True)[1].ravel()  # any class labels as 0..k−1
+    return _row_softmax(D, labels, sigma, hits=True), _row_softmax(D, labels, sigma, hits=False)
 
 
-def _row_softmax(D, y, sigma, hits):
+def _row_softmax(D, labels, sigma, hits):
     """exp(−(D − row min)/σ) over each row's hits (or misses), 0 elsewhere, normalized per row:
     the exponents by a compiled pass (IEEE operations, the same numbers as NumPy's), then NumPy's
     exp and sums."""
-    y = np.unique(np.asarray(y), return_inverse=True)[1].ravel()  # class labels of any type as 0..k−1
+    K = np.empty(D.shape)
     if np.isinf(sigma):
-        K = np.empty(D.shape)
-        _in_set(y, hits, K)
+        _in_set(labels, hits, K)
     else:
-        K = np.empty(D.shape)
         numba.set_num_threads(kernel_threads())
-        _exponents(np.ascontiguousarray(D, dtype=np.float64), y, float(sigma), hits, K)
+        _exponents(np.ascontiguousarray(D, dtype=np.float64), labels, float(sigma), hits, K)
         np.exp(K, out=K)
     return np.divide(K, K.sum(axis=1, keepdims=True), out=K)
 
@@ -279,14 +278,23 @@ def zbar_products(A, X, V, span=None):
     dtype = np.float32 if X.dtype == np.float32 else np.float64
     X = np.ascontiguousarray(X, dtype=dtype)
     start, stop = (0, X.shape[1]) if span is None else span
-    C = np.stack([np.triu(c + c.T, 1) for c in (V[:, k, None] * A for k in range(V.shape[1]))]).astype(dtype)
+    C = np.triu(_pair_coefficients(A, V), 1).astype(dtype)
     numba.set_num_threads(kernel_threads())
     return _pair_sums(C, X, start, stop, _task_width(stop - start, few=numba.get_num_threads())).T
 
 
+def _pair_coefficients(A, V):
+    """C[k] = diag(v_k) A + (diag(v_k) A)ᵀ with a zero diagonal, for each column v_k of V: the
+    coefficient of |x_n − x_i| in z̄ᵀv_k, each pair n < i counted once (from the upper triangle)."""
+    C = np.stack([c + c.T for c in (V[:, k, None] * A for k in range(V.shape[1]))])
+    for c in C:
+        np.fill_diagonal(c, 0.0)
+    return C
+
+
 def zbar_products_estimate(A, X32, V, span=None):
     """``(G, err)``: :func:`zbar_products` ``(A, X, V, span)`` summed from X32 = X in float32
-    (1.3–1.7× faster, ``benchmarks/logo_check_products.py``), and a bound with
+    (1.3–1.5× faster, ``benchmarks/logo_check_products.py``), and a bound with
     |G − zbar_products(A, X, V, span)| ≤ err elementwise.
 
     With the float64 C of :func:`zbar_products` and exact sums Σ_{n<i} C_ni |x_nj − x_ij| as the
@@ -304,9 +312,7 @@ def zbar_products_estimate(A, X32, V, span=None):
         raise TypeError("X32 must be a C-contiguous float32 array (X in float32)")
     N = X32.shape[0]
     start, stop = (0, X32.shape[1]) if span is None else span
-    C = np.stack([c + c.T for c in (V[:, k, None] * A for k in range(V.shape[1]))])
-    for c in C:
-        np.fill_diagonal(c, 0.0)
+    C = _pair_coefficients(A, V)
     R = np.abs(C).sum(axis=2)
     numba.set_num_threads(kernel_threads())
     with np.errstate(over="ignore"):  # C beyond float32: inf, and err says so below
@@ -371,13 +377,16 @@ def _single_pair_sums(C, R, X, start, stop, block, flush):
                 n += 4
             _last_rows(C[k], X, part, n, j0, j1)
             _add_into(g, part)
-            bound, high = B[k, j0 - start:j1 - start], top[j0 - start:j1 - start]
+            bound = B[k, j0 - start:j1 - start]
             for n in range(N):
                 r, xn = R[k, n], X[n, j0:j1]
                 for j in range(j1 - j0):
-                    size = abs(np.float64(xn[j]))
-                    bound[j] += size * r
-                    high[j] = max(high[j], size)
+                    bound[j] += abs(np.float64(xn[j])) * r
+        high = top[j0 - start:j1 - start]  # the largest |x_nj| of each column
+        for n in range(N):
+            xn = X[n, j0:j1]
+            for j in range(j1 - j0):
+                high[j] = max(high[j], abs(np.float64(xn[j])))
     return G, B, top
 
 

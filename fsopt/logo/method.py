@@ -20,7 +20,7 @@ over all features — when the working set converges, cycles, stalls or converge
 round, which needs their gradients z̄_jᵀℓ'(m), not z̄ (:func:`~fsopt.logo.margins.zbar_products`,
 half the multiply-adds of z̄ and no N × J result: 2.3–2.9× faster at N × J = 460 × 20,000,
 200 × 100,000 and 1,000 × 5,000), over an in-memory X first estimated in float32 with a bound on
-the error (1.3–1.7× faster again), the features the bound cannot decide then computed exactly, so
+the error (1.3–1.5× faster again), the features the bound cannot decide then computed exactly, so
 that every decision and every number of the certificate is the exact computation's; the most
 violating features enter (at most twice the working set, and 100: as skglm and celer grow
 theirs) and the iteration goes on.  The intermediate iterates are then those of the working
@@ -289,7 +289,7 @@ class LogoFixedPoint(FixedPointMethod):
         needed).
 
         Over many columns of an in-memory X, the products are first estimated from X in float32
-        with a bound on their error (:func:`~fsopt.logo.margins.zbar_products_estimate`, 1.3–1.7×
+        with a bound on their error (:func:`~fsopt.logo.margins.zbar_products_estimate`, 1.3–1.5×
         faster).  A feature whose slack is > 0 at every gradient within the bound (both
         derivatives) keeps the estimate: it is no violator and its certificate's violation is 0
         from either number.  With ``tol``, a feature whose slack is < −tol at every gradient within
@@ -297,15 +297,11 @@ class LogoFixedPoint(FixedPointMethod):
         (features, lower, upper bound of the slack).  Every other feature is computed exactly.  So
         each decision the check takes, and each number the certificate reads, is the exact
         computation's; returns the estimated violators."""
-        same = np.array_equal(self._S[:, 0], self._S[:, 1])
-        S = self._S[:, :1] if same else self._S
-        none = (cols[:0], np.empty(0), np.empty(0))
+        S = self._derivatives()
         X32 = self._single_copy() if cols.size >= _SINGLE_FROM and self._in_place(cols) else None
         if X32 is None:
-            G = self._exact_products(cols, S)
-            self._set_reference(cols, G[:, 0], G[:, -1])
-            self._znorm[cols] = np.inf
-            return none
+            self._set_products(cols, self._exact_products(cols, S))
+            return cols[:0], np.empty(0), np.empty(0)
         start, stop = cols[0], cols[-1] + 1
         G, err = zbar_products_estimate(self._of_scaled_X(self._A, cols.size), X32, S, span=(start, stop))
         G, err = G[cols - start], err[cols - start]
@@ -318,10 +314,21 @@ class LogoFixedPoint(FixedPointMethod):
         if exact.any():
             G[exact] = self._exact_products(cols[exact], S)
         known = ~estimated
-        self._set_reference(cols[known], G[known, 0], G[known, -1])
-        self._znorm[cols[known]] = np.inf
+        self._set_products(cols[known], G[known])
         lower = self._slack(G[estimated, 0] - err[estimated, 0], cols[estimated])
         return cols[estimated], lower, upper[estimated]
+
+    def _derivatives(self):
+        """The derivative columns the products need: [ℓ'_screening, ℓ'_own], or one when they are
+        the same numbers."""
+        same = np.array_equal(self._S[:, 0], self._S[:, 1])
+        return self._S[:, :1] if same else self._S
+
+    def _set_products(self, cols, G):
+        """∂_j from the products G = z̄ᵀ[ℓ'_screening, ℓ'_own] (one column: the same numbers) at the
+        current epoch; ‖z̄_j‖ not known."""
+        self._set_reference(cols, G[:, 0], G[:, -1])
+        self._znorm[cols] = np.inf
 
     def _exact_products(self, cols, S):
         """z̄ᵀS for the columns ``cols`` (reading X in place when they fill most of their span)."""
@@ -425,9 +432,8 @@ class LogoFixedPoint(FixedPointMethod):
             if not unclear.any():
                 break
             exact = estimated[unclear]
-            G = self._exact_products(exact, self._S)
-            self._set_reference(exact, G[:, 0], G[:, -1])
-            self._znorm[exact] = np.inf
+            G = self._exact_products(exact, self._derivatives())
+            self._set_products(exact, G)
             order = np.argsort(np.concatenate([violators, exact]))
             violators = np.concatenate([violators, exact])[order]
             slack = np.concatenate([slack, self._slack(G[:, 0], exact)])[order]
