@@ -294,30 +294,48 @@ def test_a_check_that_reads_x_in_place_gives_the_fit_of_one_that_copies_its_colu
     assert in_place.certificate_.kkt_residual == copied.certificate_.kkt_residual
 
 
-@pytest.mark.parametrize("shape, turns, seed, scale", [("fermat", 1.75, 1, 1.0), ("archimedean", 1.5, 3, 5.0)])
-def test_checks_that_estimate_in_float32_first_give_the_fit_of_exact_checks(monkeypatch, shape, turns, seed, scale):
+@pytest.mark.parametrize("data", ["fermat 1.75 turns", "archimedean 1.5 turns, X × 5", "ionosphere + 2,500"])
+def test_checks_that_estimate_in_float32_first_give_the_fit_of_exact_checks(monkeypatch, data):
     """A check over many columns estimates their gradients in float32 with an error bound and
     computes exactly only the features the bound cannot decide (and the violators whose order
     decides which enter): the same fit, bit for bit, as exact checks — weights, working sets and
-    certificate.  A planted bug, estimates 1 % off taken as exact (no bound), changes the fit."""
+    certificate — on spirals of two shapes and sizes and on a real set with N(0, 1) features.  A
+    planted bug, estimates 1 % off taken as exact (no bound), changes the fit."""
     import fsopt.logo.method as method
 
-    X, y = make_spiral(60, 6000, turns=turns, random_state=seed, shape=shape)
-    X = X * scale
-    ranked = []
-    real = method.LogoFixedPoint._exact_products
+    if data.startswith("fermat"):
+        X, y = make_spiral(60, 6000, turns=1.75, random_state=1, shape="fermat")
+    elif data.startswith("archimedean"):
+        X, y = make_spiral(60, 6000, turns=1.5, random_state=3, shape="archimedean")
+        X = X * 5.0
+    else:
+        X, y = logo_uci_split("ionosphere", 2, irrelevant=2500)
+    counts, inside = {"estimated": 0, "refined": 0}, []
+    real_products, real_exact = method.LogoFixedPoint._products_of, method.LogoFixedPoint._exact_products
 
-    def spy(self, cols, S):
-        ranked.append(cols.size)
-        return real(self, cols, S)
+    def products_spy(self, cols, tol=None):  # violators a check left estimated
+        inside.append(1)
+        try:
+            left = real_products(self, cols, tol)
+        finally:
+            inside.pop()
+        counts["estimated"] += left[0].size
+        return left
+
+    def exact_spy(self, cols, S):  # outside _products_of: the entrants' order computed exactly
+        counts["refined"] += 0 if inside else cols.size
+        return real_exact(self, cols, S)
 
     def fit(single_from):
         monkeypatch.setattr(method, "_SINGLE_FROM", single_from)
         return LOGO(lam=1.0, prune_below=1e-8).fit(X, y)
 
-    monkeypatch.setattr(method.LogoFixedPoint, "_exact_products", spy)
-    estimated, exact = fit(2048), fit(10**9)
-    assert sum(h.full_check for h in estimated.history_) >= 2 and ranked
+    monkeypatch.setattr(method.LogoFixedPoint, "_products_of", products_spy)
+    monkeypatch.setattr(method.LogoFixedPoint, "_exact_products", exact_spy)
+    estimated = fit(2048)
+    used = dict(counts)
+    exact = fit(10**9)
+    assert sum(h.full_check for h in estimated.history_) >= 2 and used["estimated"] and used["refined"]
     for fitted in (estimated, exact):
         assert fitted.converged_
     np.testing.assert_array_equal(estimated.weights_, exact.weights_)
