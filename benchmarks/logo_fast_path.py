@@ -26,7 +26,8 @@ pairs' range (the machine's noise moves one pair by ±10 %).
 
 ``--table`` prints the saved rows of earlier runs as one Markdown table, then what they add up to: fits
 where the plain iteration converged and the default did not, supports that differ, weight differences
-per θ, and the fit/cdist ratios.
+per θ, and the fit/cdist ratios; rows saved by ``--default-only`` make a second table, one line per
+instance with a pair of columns per θ (the table of docs/logo-scale.md at J ≥ 20,000).
 
 Instances: spirals (Fermat's and Archimedes', each number of turns, J total features of which
 2 relevant, seeds ``--first-seed`` + 0..k−1 per J), and real data sets shipped with fsopt, standardized, with
@@ -43,6 +44,7 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
 PARAMS = dict(sigma=2.0, theta=0.01, max_iter=50)
+TIMED_FROM = 20000  # J from which a fit is timed against one cdist pass (issue 25's bound)
 
 
 def fit(X, y, **kwargs):
@@ -168,29 +170,85 @@ def summary(rows):
 def time_default(args):
     """``--default-only``: the default fit alone (outcome, iterations, passes, support), and its
     time over one cdist pass on the instances with J ≥ 20,000: with ``--repeat k``, k pairs of a
-    cdist pass and a fit in turn, the medians' ratio (and the pairs' range)."""
-    print("| instance | J | θ | outcome, outer its (all) | passes | support | fit s | cdist s | fit / cdist |\n"
-          "|---|---|---|---|---|---|---|---|---|")
-    ratios = []
+    cdist pass and a fit in turn, the medians' ratio (and the pairs' range).  Rows go to ``--out``
+    as JSON lines as well."""
+    print(DEFAULT_HEADER)
+    rows = []
     for X, y, label, lam in (*real_sets(args), *spirals(args)):
-        timed = X.shape[1] >= 20000
+        timed = X.shape[1] >= TIMED_FROM
         pairs = [(cdist_seconds(X) if timed else None, *fit(X, y, lam=lam)) for _ in range(args.repeat if timed else 1)]
         est = pairs[-1][1]
-        fit_s = float(np.median([p[2] for p in pairs]))
-        if timed:
-            cdist_s = float(np.median([p[0] for p in pairs]))
-            ratios.append(fit_s / cdist_s)
-            each = [p[2] / p[0] for p in pairs]
-            spread = f" ({min(each):.2f}–{max(each):.2f})" if len(pairs) > 1 else ""
-        support = est.get_support(indices=True)
-        print(f"| {label} | {X.shape[1]:,} | {PARAMS['theta']:g} | {est.outcome_} {est.n_outer_iter_} ({est.n_iter_}) | "
-              f"{sum(h.data_passes for h in est.history_):.2f} | {support[:8].tolist()}{' …' if support.size > 8 else ''} | "
-              f"{fit_s:.2f} | {f'{cdist_s:.2f} | {ratios[-1]:.2f}{spread}' if timed else '– | –'} |", flush=True)
-    if ratios:
-        print(f"\nfit / cdist: {min(ratios):.2f}–{max(ratios):.2f} over {len(ratios)} fits (load {os.getloadavg()[0]:.1f}).")
+        rows.append({"instance": label, "J": X.shape[1], "lam": lam, "theta": PARAMS["theta"],
+                     "max_iter": PARAMS["max_iter"], "acceleration": PARAMS.get("acceleration", "auto"),
+                     "default_only": {"outcome": est.outcome_, "outer": est.n_outer_iter_, "iterations": est.n_iter_,
+                                      "passes": sum(h.data_passes for h in est.history_),
+                                      "support": est.get_support(indices=True).tolist()[:20],
+                                      "pairs": [[c, t] for c, _, t in pairs]},
+                     "load": os.getloadavg()[0]})
+        print(default_row(rows[-1]), flush=True)
+        if args.out:
+            with open(args.out, "a") as f:
+                f.write(json.dumps(rows[-1]) + "\n")
+    print("", *default_summary(rows), sep="\n")
 
 
-def main():
+DEFAULT_HEADER = ("| instance | J | θ | outcome, outer its (all) | passes | support | fit s | cdist s | fit / cdist |\n"
+                  "|---|---|---|---|---|---|---|---|---|")
+
+
+def timing(r):
+    """A ``--default-only`` row's medians (fit s, cdist s or None) and the pairs' fit/cdist ratios."""
+    pairs = r["default_only"]["pairs"]
+    fit_s = float(np.median([t for _, t in pairs]))
+    if pairs[0][0] is None:
+        return fit_s, None, []
+    return fit_s, float(np.median([c for c, _ in pairs])), [t / c for c, t in pairs]
+
+
+def ratio_cell(r):
+    """fit / cdist of the medians, and the pairs' range where there are several."""
+    fit_s, cdist_s, each = timing(r)
+    if cdist_s is None:
+        return "–"
+    return f"{fit_s / cdist_s:.2f}" + (f" ({min(each):.2f}–{max(each):.2f})" if len(each) > 1 else "")
+
+
+def default_row(r):
+    d, (fit_s, cdist_s, _) = r["default_only"], timing(r)
+    support = d["support"]
+    return (f"| {r['instance']} | {r['J']:,} | {r['theta']:g} | {d['outcome']} {d['outer']} ({d['iterations']}) | "
+            f"{d['passes']:.2f} | {support[:8]}{' …' if len(support) > 8 else ''} | {fit_s:.2f} | "
+            f"{'–' if cdist_s is None else f'{cdist_s:.2f}'} | {ratio_cell(r)} |")
+
+
+def default_summary(rows):
+    """The range of fit / cdist over the timed ``--default-only`` rows, per θ."""
+    lines = []
+    for theta in dict.fromkeys(r["theta"] for r in rows):
+        ratios = [f / c for f, c, _ in map(timing, (r for r in rows if r["theta"] == theta)) if c is not None]
+        if ratios:
+            lines.append(f"θ = {theta:g}: fit / cdist {min(ratios):.2f}–{max(ratios):.2f} over {len(ratios)} fits "
+                         f"(load {max(r['load'] for r in rows if r['theta'] == theta):.1f} at most).")
+    return lines
+
+
+def default_table(rows):
+    """``--default-only`` rows side by side per θ (one line per instance), as in docs/logo-scale.md."""
+    thetas = list(dict.fromkeys(r["theta"] for r in rows))
+    cells = {}
+    for r in rows:
+        d = r["default_only"]
+        cells.setdefault((r["instance"], r["J"]), {})[r["theta"]] = (
+            f"{d['outcome']} {d['outer']} ({d['iterations']}) | {ratio_cell(r)}")
+    head = "| instance | J | " + " | ".join(f"θ = {t:g}: outcome, outer its (all) | fit / cdist (pairs)"
+                                           for t in thetas) + " |"
+    lines = [head, "|---|---|" + "---|---|" * len(thetas)]
+    for (instance, J), by_theta in cells.items():
+        lines.append(f"| {instance} | {J:,} | " + " | ".join(by_theta.get(t, "– | –") for t in thetas) + " |")
+    return lines
+
+
+def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--J", type=int, nargs="+", default=[2000, 8000, 20000, 100000])
     ap.add_argument("--seeds", type=int, nargs="+", default=[3, 3, 2, 1], help="seeds per J")
@@ -212,10 +270,15 @@ def main():
                     help="the default fit alone (no plain iteration), timed against one cdist pass at J >= 20,000")
     ap.add_argument("--repeat", type=int, default=1,
                     help="--default-only: pairs of a cdist pass and a fit at J >= 20,000 (medians reported)")
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
     if args.table:
         rows = [json.loads(line) for name in args.table for line in open(name) if line.strip()]
-        print(HEADER, *map(row, rows), "", *summary(rows), sep="\n")
+        compared = [r for r in rows if "plain" in r]
+        timed = [r for r in rows if "default_only" in r]
+        if compared:
+            print(HEADER, *map(row, compared), "", *summary(compared), sep="\n")
+        if timed:
+            print(*([""] if compared else []), *default_table(timed), "", *default_summary(timed), sep="\n")
         return
     PARAMS.update(theta=args.theta, max_iter=args.max_iter,
                   acceleration=None if args.acceleration == "none" else args.acceleration)
@@ -227,7 +290,7 @@ def main():
         return time_default(args)
     print(HEADER)
     for X, y, label, lam in (*real_sets(args), *spirals(args)):
-        r = compare(X, y, label, cdist_seconds(X) if X.shape[1] >= 20000 else None, lam)
+        r = compare(X, y, label, cdist_seconds(X) if X.shape[1] >= TIMED_FROM else None, lam)
         print(row(r), flush=True)
         if args.out:
             with open(args.out, "a") as f:
