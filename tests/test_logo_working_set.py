@@ -294,12 +294,14 @@ def test_a_check_that_reads_x_in_place_gives_the_fit_of_one_that_copies_its_colu
     assert in_place.certificate_.kkt_residual == copied.certificate_.kkt_residual
 
 
-@pytest.mark.parametrize("data", ["fermat 1.75 turns", "archimedean 1.5 turns, X × 5", "ionosphere + 2,500"])
+@pytest.mark.parametrize("data", ["fermat 1.75 turns", "archimedean 1.5 turns, X × 5", "ionosphere + 2,500",
+                                  "fermat 1.5 turns, outlier samples, duplicated rows"])
 def test_checks_that_estimate_in_float32_first_give_the_fit_of_exact_checks(monkeypatch, data):
     """A check over many columns estimates their gradients in float32 with an error bound and
     computes exactly only the features the bound cannot decide (and the violators whose order
     decides which enter): the same fit, bit for bit, as exact checks — weights, working sets and
-    certificate — on spirals of two shapes and sizes and on a real set with N(0, 1) features.  A
+    certificate — on spirals of two shapes and sizes (one with outlier samples and duplicated rows)
+    and on a real set with N(0, 1) features.  A
     planted bug, estimates 1 % off taken as exact (no bound), changes the fit."""
     import fsopt.logo.method as method
 
@@ -308,8 +310,14 @@ def test_checks_that_estimate_in_float32_first_give_the_fit_of_exact_checks(monk
     elif data.startswith("archimedean"):
         X, y = make_spiral(60, 6000, turns=1.5, random_state=3, shape="archimedean")
         X = X * 5.0
-    else:
+    elif data.startswith("ionosphere"):
         X, y = logo_uci_split("ionosphere", 2, irrelevant=2500)
+    else:  # three samples with their noise features × 10, and 30 rows twice
+        X, y = make_spiral(60, 5998, turns=1.5, random_state=2, shape="fermat")
+        rng = np.random.default_rng(2)
+        X[rng.choice(X.shape[0], 3, replace=False), 2:] *= 10.0
+        twice = rng.choice(X.shape[0], 30, replace=False)
+        X, y = np.vstack([X, X[twice]]), np.concatenate([y, y[twice]])
     counts, inside = {"estimated": 0, "refined": 0}, []
     real_products, real_exact = method.LogoFixedPoint._products_of, method.LogoFixedPoint._exact_products
 
