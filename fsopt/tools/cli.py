@@ -60,7 +60,12 @@ def _cmd_solvers(args) -> int:
 def _cmd_problems(args) -> int:
     from .problems import problems
 
-    for name, p in sorted(problems(args.method).items()):
+    declared = problems(args.method)
+    if args.method is not None and not declared:
+        methods = sorted({p.method for p in problems().values()})
+        raise ValueError(f"--method {args.method}: no problem is declared for it; "
+                         f"methods with problems: {', '.join(methods)}")
+    for name, p in sorted(declared.items()):
         print(f"{name:22} {p.method:6} {p.description}")
     return 0
 

@@ -1,0 +1,75 @@
+"""The command line at its edges: every wrong option value ends in exit 2 with one line on stderr
+that names the option (or the file, the solver, the method) before any work, never a traceback,
+and nothing is written.  The commands run in this process (``fsopt.tools.cli.main``), so the
+module takes seconds."""
+import pytest
+
+from fsopt.tools.cli import main
+
+SPIRAL = ["run", "logo", "--problem", "spiral", "--irrelevant", "10", "--quiet"]
+
+REFUSED = [
+    # (arguments, words the one line must contain)
+    (["run", "bogus"], ["bogus"]),
+    (["run"], ["METHOD"]),
+    (["frobnicate"], ["frobnicate"]),
+    (["run", "logo", "--problem", "nope"], ["nope", "spiral"]),
+    (["run", "lfs", "--problem", "spiral"], ["spiral", "lfs"]),
+    (["run", "logo", "--problem", "spiral", "--data", "x.csv"], ["--problem", "--data"]),
+    (SPIRAL + ["--sigma", "0"], ["sigma"]),
+    (SPIRAL + ["--sigma", "-1"], ["sigma"]),
+    (SPIRAL + ["--sigma", "nan"], ["sigma"]),
+    (SPIRAL + ["--sigma", "abc"], ["--sigma"]),
+    (SPIRAL + ["--lam", "-1"], ["lam"]),
+    (SPIRAL + ["--lam", "nan"], ["lam"]),
+    (SPIRAL + ["--theta", "-1"], ["theta"]),
+    (SPIRAL + ["--prune-below", "x"], ["--prune-below"]),
+    (SPIRAL + ["--prune-below", "-1"], ["prune"]),
+    (SPIRAL + ["--irrelevant", "-5"], ["--irrelevant"]),
+    (SPIRAL + ["--irrelevant", "1e3"], ["--irrelevant"]),
+    (SPIRAL + ["--irrelevant", "ten"], ["--irrelevant"]),
+    (SPIRAL + ["--solver", "NOPE"], ["NOPE"]),
+    (SPIRAL + ["--plot", "/"], ["--plot"]),
+    (SPIRAL + ["--plot", "/nonexistent-dir/w.png"], ["--plot"]),
+    (SPIRAL + ["--plot", "weights.xyz"], ["--plot"]),
+    (SPIRAL + ["--label", "y"], ["--label"]),
+    (["run", "nmmkl", "--problem", "nmmkl_toy", "--m", "0", "--quiet"], ["n_features"]),
+    (["run", "nmmkl", "--problem", "nmmkl_toy", "--m", "-2", "--quiet"], ["m"]),
+    (["run", "nmmkl", "--problem", "nmmkl_toy", "--m", "99", "--quiet"], ["99"]),
+    (["run", "nmmkl", "--problem", "nmmkl_toy", "--m", "2", "--solver", "LBFGSB", "--quiet"], ["LBFGSB"]),
+    (["run", "lfs", "--problem", "lfs_synthetic", "--alpha", "0", "--quiet"], ["alpha"]),
+    (["run", "logo", "--data", "no-such-file.csv", "--label", "y", "--quiet"], ["no-such-file.csv"]),
+    (["bench", "--quick", "--solver", "NOPE"], ["NOPE"]),
+    (["bench", "--repeat", "0"], ["repeat"]),
+    (["bench", "--repeat", "-3"], ["repeat"]),
+    (["bench", "--timeout", "-1"], ["timeout"]),
+    (["bench", "--timeout", "0"], ["timeout"]),
+    (["bench", "--timeout", "nan"], ["timeout"]),
+    (["bench", "--quick", "--out", "/proc/fsopt-bench"], ["--out"]),
+    (["verify", "--solver", "NOPE"], ["NOPE"]),
+    (["verify", "--instances", "0"], ["--instances"]),
+    (["verify", "--instances", "x"], ["--instances"]),
+    (["verify", "--checks", "no-such-checks.py"], ["no-such-checks.py"]),
+    (["verify", "--quick", "no-such-check"], ["no-such-check"]),
+    (["experiment", "nope"], ["nope"]),
+    (["experiment", "nmmkl-uci", "--data", "nope"], ["nope"]),
+    (["experiment", "nmmkl-uci", "--data", "sonar", "--quick", "--out", "/dev/null/x"], ["/dev/null"]),
+    (["problems", "--method", "nope"], ["nope"]),
+]
+
+
+@pytest.mark.parametrize("args, words", REFUSED, ids=[" ".join(a) for a, _ in REFUSED])
+def test_a_wrong_option_is_exit_2_with_one_line_naming_it(tmp_path, monkeypatch, capsys, args, words):
+    monkeypatch.chdir(tmp_path)
+    try:
+        code = main(args)
+    except SystemExit as stop:  # argparse's own refusals
+        code = stop.code
+    err = capsys.readouterr().err
+    assert code == 2, err
+    assert "Traceback" not in err
+    last = [line for line in err.splitlines() if line.strip()][-1]
+    assert last.startswith("fsopt"), err
+    for word in words:
+        assert word in last, (word, last)
+    assert not list(tmp_path.iterdir()), "a refused command wrote files"
