@@ -239,8 +239,8 @@ def unit_scale(X) -> float:
 # curvature Σ σ' z̄ z̄ᵀ of (7) and its KKT certificate, NMMKL the kernels x_j x_jᵀ of (8), LFS the
 # squared distances and the costs a, b of (5).  A feature r typical spreads wide enters them as r²
 # next to the other features' ~1: beyond r² = 1/ε their contributions are below float64's rounding
-# of its own, in every backend alike (measured: LOGO with L-BFGS-B from r = 1e4, CLARABEL and the
-# gradient path from 1e8, NMMKL with ECOS from 1e8 and CLARABEL from 1e12 fail their certificates).
+# of its own, in every backend alike (measured on a 60 × 6 spiral, one feature × r: LOGO with CLARABEL
+# and with the gradient path fails from r = 1e8, NMMKL with ECOS from 1e8 and with CLARABEL from 1e12).
 MAX_FEATURE_EXTENT = 2.0**26
 
 
@@ -248,16 +248,9 @@ def check_feature_extents(X, s, names=None, centered=True, limit=MAX_FEATURE_EXT
     """ValueError naming X's first feature whose extent exceeds ``limit`` typical spreads s, before
     any heavy work: its range max − min (``centered``: methods of differences, LOGO and LFS) or its
     largest |x| (NMMKL's uncentered linear kernels), divided by s.  ``names``: X's column names."""
-    from .blocks import column_ranges
-
-    with np.errstate(over="ignore"):  # a range beyond float64 is inf: too wide
-        if centered:
-            spans = column_ranges(X)
-        elif sp.issparse(X):
-            spans = abs(sp.csc_array(X)).max(axis=0).toarray().ravel()
-        else:  # dense (NMMKL takes no blockwise X)
-            spans = np.abs(X).max(axis=0)
-        extent = np.asarray(spans, dtype=float) / s
+    low, high = _column_bounds(X)
+    with np.errstate(over="ignore"):  # X / s is finite where fit accepts X; an overflow is too wide
+        extent = high / s - low / s if centered else np.maximum(-low, high) / s
     wide = np.flatnonzero(extent > limit)
     if not wide.size:
         return
@@ -270,6 +263,20 @@ def check_feature_extents(X, s, names=None, centered=True, limit=MAX_FEATURE_EXT
         f"above {limit:.3g} (2**26) no float64 computation resolves the other features next to it "
         f"(their squares fall below the rounding of its own): standardize the columns of X (e.g. "
         f"sklearn's StandardScaler), or rescale or drop this feature")
+
+
+def _column_bounds(X):
+    """(min, max) of each column of X: dense, scipy.sparse (implicit zeros counted) or blockwise
+    (dask, zarr, h5py: one column block at a time)."""
+    from .blocks import column_blocks
+
+    if isinstance(X, np.ndarray):
+        return X.min(axis=0), X.max(axis=0)
+    if sp.issparse(X):
+        X = sp.csc_array(X)
+        return (np.asarray(X.min(axis=0).todense()).ravel(), np.asarray(X.max(axis=0).todense()).ravel())
+    bounds = [(b.min(axis=0), b.max(axis=0)) for _, _, b in column_blocks(X)]
+    return tuple(np.concatenate(part) for part in zip(*bounds))
 
 
 def rescale(X) -> tuple[np.ndarray, float]:
