@@ -150,6 +150,14 @@ def test_a_feature_1e200_wider_is_refused_by_name(spiral, no_work, name, j, kind
         ESTIMATORS[name]().fit(X, y)
 
 
+def test_logo_refuses_a_wide_feature_of_a_dask_array(spiral, no_work):
+    """X read one column block at a time: the bounds are read block by block too."""
+    da = pytest.importorskip("dask.array")
+    X, y = spiral
+    with pytest.raises(ValueError, match="feature 3 of X spans"):
+        LOGO().fit(da.from_array(widened(X, 3), chunks=(X.shape[0], 2)), y)
+
+
 @pytest.mark.parametrize("name", ESTIMATORS)
 def test_the_refusal_leaves_a_previous_fit_intact(spiral, name):
     X, y = spiral

@@ -9,7 +9,11 @@ data's typical spread: on normal data s ≈ 1 (its standard deviation); on X·c 
 is the one on X.  One scale for all features keeps their relative scales (which the methods
 use); a per-feature standardization would change the problem and is left to the user.
 Constant features (max = min) carry no information: :func:`constant_features` finds them and
-each method documents what it does with them (never selected).
+each method documents what it does with them (never selected).  Refused, with a ValueError naming
+the cause, before any work: a subnormal s (:func:`unit_scale`), and a feature wider than
+``MAX_FEATURE_EXTENT`` = 2²⁶ typical spreads (:func:`check_feature_extents`, named by index and
+column name), which no float64 computation can weigh against the others.  New X at predict time
+is divided by the fitted s (LFS's ``scale_``).
 """
 from __future__ import annotations
 
@@ -248,7 +252,7 @@ def check_feature_extents(X, s, names=None, centered=True, limit=MAX_FEATURE_EXT
     """ValueError naming X's first feature whose extent exceeds ``limit`` typical spreads s, before
     any heavy work: its range max − min (``centered``: methods of differences, LOGO and LFS) or its
     largest |x| (NMMKL's uncentered linear kernels), divided by s.  ``names``: X's column names."""
-    low, high = _column_bounds(X)
+    low, high = (np.asarray(b, dtype=np.float64) for b in _column_bounds(X))
     with np.errstate(over="ignore"):  # X / s is finite where fit accepts X; an overflow is too wide
         extent = high / s - low / s if centered else np.maximum(-low, high) / s
     wide = np.flatnonzero(extent > limit)
