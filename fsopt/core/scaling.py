@@ -9,7 +9,11 @@ data's typical spread: on normal data s ≈ 1 (its standard deviation); on X·c 
 is the one on X.  One scale for all features keeps their relative scales (which the methods
 use); a per-feature standardization would change the problem and is left to the user.
 Constant features (max = min) carry no information: :func:`constant_features` finds them and
-each method documents what it does with them (never selected).
+each method documents what it does with them (never selected).  Refused, with a ValueError naming
+the cause, before any work: a subnormal s (:func:`unit_scale`), and a feature wider than
+``MAX_FEATURE_EXTENT`` = 2²⁶ typical spreads (:func:`check_feature_extents`, named by index and
+column name), which no float64 computation can weigh against the others.  New X at predict time
+is divided by the fitted s (LFS's ``scale_``).
 """
 from __future__ import annotations
 
@@ -217,13 +221,66 @@ def sparse_column_percentiles(X, q):
 
 def unit_scale(X) -> float:
     """s = :func:`typical_spread` (exactly 1 within 1e-12 of it: standardized data stays
-    bit-identical), or a clear error when it is not a positive finite number."""
+    bit-identical), or a clear error when it is not a positive normal float64: a subnormal s
+    (below 2.2e-308) means X's differences carry fewer than float64's 53 bits, so a fit would
+    depend on the units of X.  Above it, any entry's rounding is at most 2⁻⁵³ s (a subnormal
+    entry's absolute error 2⁻¹⁰⁷⁵ included): every fit is the fit of X / s."""
     s = typical_spread(X)
     if abs(s - 1.0) < 1e-12:
         s = 1.0
     if not (np.isfinite(s) and s > 0):
         raise ValueError(f"the typical spread of X is {s!r}; X's scale is outside floating point range")
+    if s < np.finfo(float).tiny:
+        raise ValueError(f"the typical spread of X is {s:.3g}, a subnormal number (below the smallest "
+                         f"normal float64, {np.finfo(float).tiny:.3g}): X's differences carry fewer than "
+                         f"53 significant bits, so the result would depend on X's units; multiply X by a "
+                         f"constant (e.g. 1e300) first")
     return s
+
+
+# Largest extent of a feature, in units of X's typical spread, that a fit accepts: 2²⁶ ≈ 6.7e7,
+# the square root of 1/ε (float64's ε = 2⁻⁵²).  Every method forms squares of the features: LOGO the
+# curvature Σ σ' z̄ z̄ᵀ of (7) and its KKT certificate, NMMKL the kernels x_j x_jᵀ of (8), LFS the
+# squared distances and the costs a, b of (5).  A feature r typical spreads wide enters them as r²
+# next to the other features' ~1: beyond r² = 1/ε their contributions are below float64's rounding
+# of its own, in every backend alike (measured on a 60 × 6 spiral, one feature × r: LOGO with CLARABEL
+# and with the gradient path fails from r = 1e8, NMMKL with ECOS from 1e8 and with CLARABEL from 1e12).
+MAX_FEATURE_EXTENT = 2.0**26
+
+
+def check_feature_extents(X, s, names=None, centered=True, limit=MAX_FEATURE_EXTENT):
+    """ValueError naming X's first feature whose extent exceeds ``limit`` typical spreads s, before
+    any heavy work: its range max − min (``centered``: methods of differences, LOGO and LFS) or its
+    largest |x| (NMMKL's uncentered linear kernels), divided by s.  ``names``: X's column names."""
+    low, high = (np.asarray(b, dtype=np.float64) for b in _column_bounds(X))
+    with np.errstate(over="ignore"):  # X / s is finite where fit accepts X; an overflow is too wide
+        extent = high / s - low / s if centered else np.maximum(-low, high) / s
+    wide = np.flatnonzero(extent > limit)
+    if not wide.size:
+        return
+    j = int(wide[0])
+    label = f"feature {j}" + (f" ({str(names[j])!r})" if names is not None else "")
+    measure = "range max - min" if centered else "largest |x|: the linear kernels are not centered"
+    more = f" (and {wide.size - 1} more: {wide[1:6].tolist()})" if wide.size > 1 else ""
+    raise ValueError(
+        f"{label} of X{more} spans {extent[j]:.3g} times X's typical spread s = {s:.3g} (its {measure}); "
+        f"above {limit:.3g} (2**26) no float64 computation resolves the other features next to it "
+        f"(their squares fall below the rounding of its own): standardize the columns of X (e.g. "
+        f"sklearn's StandardScaler), or rescale or drop this feature")
+
+
+def _column_bounds(X):
+    """(min, max) of each column of X: dense, scipy.sparse (implicit zeros counted) or blockwise
+    (dask, zarr, h5py: one column block at a time)."""
+    from .blocks import column_blocks
+
+    if isinstance(X, np.ndarray):
+        return X.min(axis=0), X.max(axis=0)
+    if sp.issparse(X):
+        X = sp.csc_array(X)
+        return (np.asarray(X.min(axis=0).todense()).ravel(), np.asarray(X.max(axis=0).todense()).ravel())
+    bounds = [(b.min(axis=0), b.max(axis=0)) for _, _, b in column_blocks(X)]
+    return tuple(np.concatenate(part) for part in zip(*bounds))
 
 
 def rescale(X) -> tuple[np.ndarray, float]:

@@ -10,6 +10,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from ..core.driver import FixedPointDriver
+from ..core.scaling import check_feature_extents, check_finite, unit_scale
 from ..core.validation import densify, transactional_fit, validate_fit, validate_predict
 from .method import LFSConfig, LFSFixedPoint, resolve_solvers
 from .regions import class_similarity, predict_labels
@@ -79,7 +80,12 @@ class LFS(ClassifierMixin, BaseEstimator):
     eps_max_ : ndarray of shape (N,)
         ε_max of (8) at each point.
     radius_ : ndarray of shape (N,)
-        The radius of each point's hypersphere.
+        The radius of each point's hypersphere, in the units of X.
+    unit_radius_ : ndarray of shape (N,)
+        The same radii in units of the typical spread ``scale_`` (what ``predict`` compares).
+    scale_ : float
+        X's typical spread s (:mod:`fsopt.core.scaling`): fit and predict measure every
+        distance in X / s, so no answer depends on the units of X.
     local_score_ : ndarray of shape (N,)
         The β-selection score DR/N_same − FAR/N_other of each point.
     history_ : list of Iteration
@@ -172,6 +178,7 @@ class LFS(ClassifierMixin, BaseEstimator):
         if self.alpha > M:
             raise ValueError(f"alpha={self.alpha} exceeds the number of features: X has {M} "
                              f"feature(s); need 1 <= alpha <= M")
+        check_feature_extents(X, unit_scale(X), getattr(self, "feature_names_in_", None))
         solvers = resolve_solvers(self.solver, self.eps_solver or self.solver, self.check_solver,
                                   self.solver_options, M, self.alpha)  # once per fit
         self.classes_, y_enc = np.unique(y, return_inverse=True)
@@ -182,7 +189,8 @@ class LFS(ClassifierMixin, BaseEstimator):
         driver = FixedPointDriver(theta=0.0, max_iter=self.tau, progress=self.progress, desc="LFS")
         result = driver.run(method)
         fit = result.rounding  # an LFSResult
-        self.fstar_, self.radius_ = fit.fstar, fit.radius
+        self.fstar_, self.radius_, self.unit_radius_, self.scale_ = (
+            fit.fstar, fit.radius, fit.unit_radius, fit.scale)
         self.f_relaxed_, self.beta_, self.eps_max_, self.local_score_ = (
             fit.per_point(a) for a in ("relaxed", "beta", "eps_max", "score"))
         self.n_rounding_fallbacks_ = int(fit.per_point("fallback").sum())
@@ -204,11 +212,17 @@ class LFS(ClassifierMixin, BaseEstimator):
         return [np.flatnonzero(s) for s in self.fstar_]
 
     def similarity(self, X):
-        """(S, votes): class similarities (11) and the fallback votes, n_samples × n_classes."""
+        """(S, votes): class similarities (11) and the fallback votes, n_samples × n_classes,
+        with every distance taken in units of the training data's typical spread (``scale_``),
+        as in fit."""
         check_is_fitted(self, "fstar_")
         X = densify(validate_predict(self, X, accept_sparse=("csr", "csc")), DENSE_LIMIT_BYTES, "LFS")
-        return class_similarity(X, self.X_fit_, self.y_enc_, self.selected_sets_, self.radius_,
-                                np.bincount(self.y_enc_))
+        with np.errstate(over="ignore"):
+            Xq = X / self.scale_  # the same operation as fit's (fsopt.core.scaling.rescale)
+        check_finite(Xq, "X divided by the training data's typical spread",
+                     f"X is beyond float64 range in the units of the training data (s = {self.scale_:.3g})")
+        return class_similarity(Xq, self.X_fit_ / self.scale_, self.y_enc_, self.selected_sets_,
+                                self.unit_radius_, np.bincount(self.y_enc_))
 
     def predict(self, X):
         """The class whose local neighbourhoods are most similar to each sample (eq. 11).

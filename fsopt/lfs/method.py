@@ -7,7 +7,7 @@ update      for every representative point, in parallel: ε_max by (8), (9) over
             the best local leave-one-out performance (§3.2) — lines 4–12 of Alg. 1
 round       the driver's final stage, a pure function of the final sets and the last pass's
             per-point results (``Step.detail``): an :class:`LFSResult` with the hypersphere
-            radius of each final set (impurity γ), all in X's own features and units
+            radius of each final set (impurity γ), in X's own features (radii in both units)
 The driver runs τ passes (theta = 0).  Rounding happens inside every pass because the next
 pass's weights need binary sets; see ``rounding.py``.
 X is divided by its typical spread (:mod:`fsopt.core.scaling`; σ is in those units, radii are mapped
@@ -164,13 +164,19 @@ def _solve_chunk(indices, A, B, X, y_enc, class_counts, cfg, seeds):
 
 @dataclass(frozen=True)
 class LFSResult:
-    """LFS's result through the driver (``DriverResult.rounding``), in X's own features and
-    units: the final sets f*⁽ⁱ⁾ (N × M, bool), the hypersphere radius of each, and the last
-    pass's per-point results (``selected`` and ``relaxed`` indexed by X's features)."""
+    """LFS's result through the driver (``DriverResult.rounding``), in X's own features: the
+    final sets f*⁽ⁱ⁾ (N × M, bool), the hypersphere radius of each in units of X's typical spread
+    ``scale`` (``radius``: in X's units), and the last pass's per-point results (``selected`` and
+    ``relaxed`` indexed by X's features)."""
 
     fstar: np.ndarray
-    radius: np.ndarray
+    unit_radius: np.ndarray
+    scale: float
     points: tuple
+
+    @property
+    def radius(self) -> np.ndarray:
+        return self.unit_radius * self.scale
 
     def per_point(self, attribute) -> np.ndarray:
         """``attribute`` of every point's :class:`PointResult`, stacked: ``relaxed`` (N × M, the
@@ -237,7 +243,7 @@ class LFSFixedPoint(FixedPointMethod[LFSResult]):
 
     def round(self, iterate, active, detail) -> LFSResult:
         """Final stage: the boolean sets and their hypersphere radii (γ), and the last pass's
-        points (``detail``), in X's own features and units (constant features never selected).
+        points (``detail``), in X's own features (constant features never selected).
         Pure: ``detail`` is mapped into new PointResults, never rewritten."""
         sets = iterate > 0.5
         radius = np.empty(sets.shape[0])
@@ -249,7 +255,7 @@ class LFSFixedPoint(FixedPointMethod[LFSResult]):
                                       same_size[i], self.y_enc.size - same_size[i])
         full = np.zeros((sets.shape[0], self.n_total), dtype=bool)
         full[:, self.keep] = sets
-        return LFSResult(full, radius * self.scale, tuple(self._in_x_features(r) for r in detail))
+        return LFSResult(full, radius, self.scale, tuple(self._in_x_features(r) for r in detail))
 
     def _in_x_features(self, point: PointResult) -> PointResult:
         relaxed = np.zeros(self.n_total)

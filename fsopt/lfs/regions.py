@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core.scaling import check_finite
+
 
 def sphere_radius(dist, same, gamma, n_same, n_other):
     """Largest radius around a representative point whose impurity stays ≤ γ.
@@ -62,14 +64,19 @@ def class_similarity(Xq, X, y_enc, sets, radius, class_counts):
 
     s_i(x_q) = 1 if x_q lies in sphere i (in the coordinates f*⁽ⁱ⁾) and its nearest training sample
     there has label y⁽ⁱ⁾.  The fallback: each of the N coordinate systems votes for the label of
-    x_q's nearest neighbour in it; votes are divided by the class sizes.
+    x_q's nearest neighbour in it; votes are divided by the class sizes.  Xq, X and ``radius`` in
+    the units of fit (X divided by its typical spread); a query whose squared distances overflow
+    is a ValueError naming its row.
     """
     n_classes = class_counts.size
     S = np.zeros((Xq.shape[0], n_classes))
     votes = np.zeros_like(S)
     for i, feats in enumerate(sets):
         Q, T = Xq[:, feats], X[:, feats]
-        D = np.sqrt(((Q[:, None, :] - T[None, :, :]) ** 2).sum(axis=2))
+        with np.errstate(over="ignore"):
+            D = np.sqrt(((Q[:, None, :] - T[None, :, :]) ** 2).sum(axis=2))
+        check_finite(D, "the distance (row of X, training sample) of the local classifier",
+                     "that row of X is too far from the training data for float64 squared distances")
         label, share = nearest_label(D, y_enc, n_classes)
         votes += share
         inside = np.sqrt(((Q - X[i, feats]) ** 2).sum(axis=1)) <= radius[i]

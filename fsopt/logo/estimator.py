@@ -15,7 +15,7 @@ from sklearn.utils.validation import check_is_fitted
 from ..core.blocks import check_blockwise, distinct_rows, is_blockwise, take_rows
 from ..core.driver import FixedPointDriver
 from ..core.kernels import blas_one_thread
-from ..core.scaling import rescale, unit_scale
+from ..core.scaling import check_feature_extents, rescale, unit_scale
 from ..core.solvers import resolve_solver
 from ..core.subproblem import Subproblem
 from ..core.validation import check_data, check_labels, transactional_fit, validate_fit
@@ -271,6 +271,7 @@ class LOGO(SelectorMixin, BaseEstimator):
         check_against = None if self.check_against is None else \
             resolve_solver(self.check_against, subproblem, self.solver_options, probed=PROBED)
         x_scale = unit_scale(X)  # σ in units of X's typical spread (fsopt.core.scaling) ...
+        check_feature_extents(X, x_scale, getattr(self, "feature_names_in_", None))  # before any work
         stat_scale = x_scale  # ... applied inside the statistics: X is not copied, unless
         if not 1e-100 < x_scale < 1e100 and not is_blockwise(X):  # sums of |x_n − x_i| could overflow
             X, stat_scale = rescale(X)[0], 1.0

@@ -11,6 +11,7 @@ from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted
 
 from ..core.driver import FixedPointDriver
+from ..core.scaling import check_feature_extents, unit_scale
 from ..core.validation import transactional_fit, validate_fit
 from .method import NMMKLMethod
 
@@ -145,6 +146,7 @@ class NMMKL(SelectorMixin, BaseEstimator):
         if self.n_features > d:
             raise ValueError(f"n_features={self.n_features} exceeds the number of features: "
                              f"X has {d} feature(s)")
+        check_feature_extents(X, unit_scale(X), getattr(self, "feature_names_in_", None), centered=False)
         self.classes_ = np.unique(y)
         y_pm = np.where(y == self.classes_[1], 1.0, -1.0)
         method = NMMKLMethod(X, y_pm, self.n_features, self.C, self.tau, self.solver, self.lp_solver,
