@@ -49,13 +49,13 @@ class LOGO(SelectorMixin, BaseEstimator):
     solver : str, default="auto"
         "auto": fsopt's own solvers able to solve the subproblem, cheapest first
         (:data:`fsopt.core.solvers.ESCALATION_ORDER`): for (7) "LBFGSB", then "PROXGRAD",
-        "CLARABEL", "ECOS", "GRADIENT", "SCS"; for ``beta`` (8) "PROXGRAD", then the conic ones.  A solve whose
-        answer fails its certificate is refined, then handed to the next of them, so the fit
-        raises ``SolverFailed`` only when none is certified; ``solvers_`` lists them and
-        ``certificate_`` says who answered.  Or one solver, strictly (its refinement, then only
-        ``fallback``): "LBFGSB" (native L-BFGS-B over a KKT-checked working set, certified like
-        every solve), "gradient" (eqs 9–10, the reference), a cvxpy backend (CLARABEL, ECOS,
-        SCS, MOSEK; needed for ``beta``) or a profile from ``solvers/``.
+        "CLARABEL", "ECOS", "GRADIENT", "SCS"; for ``beta`` (8) "PROXGRAD", then the conic
+        ones.  A solve whose answer fails its certificate is refined, then handed to the next
+        of them, so the fit raises ``SolverFailed`` only when none is certified; ``solvers_``
+        lists them and ``certificate_`` says who answered.  Or one solver, strictly (its
+        refinement, then only ``fallback``): "LBFGSB" (native L-BFGS-B over a KKT-checked
+        working set, certified like every solve), "gradient" (eqs 9–10, the reference), a
+        cvxpy backend (CLARABEL, ECOS, SCS, MOSEK) or a profile from ``solvers/``.
     fallback : sequence of str, default=()
         Solvers tried in turn when ``solver`` fails (after those of "auto"); each attempt is
         kept in the history.
