@@ -7,7 +7,7 @@ import re
 import numpy as np
 import pytest
 
-from fsopt import LOGO, NMMKL, GarroteLogistic, SolverFailed
+from fsopt import LFS, LOGO, NMMKL, GarroteLogistic, SolverFailed
 from fsopt.core import solvers
 from fsopt.core.composite import kkt_residual, lbfgsb
 from fsopt.core.exceptions import SolverWarning
@@ -16,6 +16,7 @@ from fsopt.core.lbfgsb_routine import minimize_on_box
 from fsopt.core.solvers import builtin_chain, describe_chain
 from fsopt.core.subproblem import Subproblem
 from fsopt.datasets import load_dataset, standardize
+from fsopt.datasets.lfs_synthetic import make_lfs_synthetic
 from fsopt.datasets.nmmkl_toy import make_nmmkl_toy
 from fsopt.datasets.spiral import make_spiral
 from fsopt.lfs.lp import EpsilonConstraint, EpsilonMax
@@ -257,6 +258,16 @@ def test_who_answered_is_counted_per_solver_asked():
         "from its native polish, 2 from the CLARABEL fallback; 3 of 3 solves were HIGHS's own certified answers")
     assert describe_chain("auto", ["LBFGSB", "CLARABEL"]) == "auto (LBFGSB > CLARABEL, each until one is certified)"
     assert describe_chain("LBFGSB", ["LBFGSB"]) == "LBFGSB"
+
+
+def test_lfs_answers_are_counted_for_the_solver_of_each_problem():
+    """(8) by TOPK, (9) by HIGHSPY: each counted for its own solver, not all for the first."""
+    X, y = make_lfs_synthetic(6, 6, 12, n_irrelevant=2, random_state=0)
+    est = LFS(alpha=2, tau=1, n_beta=3, n_rounding=5, n_jobs=1, random_state=0).fit(X, y)
+    n = X.shape[0]
+    assert est.certificate_.describe_answers() == (
+        f"{n} of {n} solves were TOPK's own certified answers; "
+        f"{3 * n} of {3 * n} solves were HIGHSPY's own certified answers")
 
 
 @pytest.mark.parametrize("answer", [None, "nan"], ids=["default", "planted failing default"])
