@@ -222,12 +222,12 @@ def test_nmmkl_auto_escalates_and_an_explicit_solver_stays_strict(monkeypatch):
 
 # --- the chain and what is said about it ----------------------------------------------------------
 @pytest.mark.parametrize("subproblem,expected", [
-    (GarroteLogistic(lam=1.0), ["LBFGSB", "PROXGRAD", "CLARABEL", "ECOS", "GRADIENT", "SCS"]),
-    (GarroteLogistic(beta=1.0), ["PROXGRAD", "CLARABEL", "ECOS", "SCS"]),
-    (MKLDual(np.eye(2), [1.0, -1.0], 1), ["CLARABEL", "ECOS", "MKLFAST", "SCS"]),
-    (EpsilonConstraint(3, 1), ["HIGHSPY", "HIGHS", "CLARABEL", "ECOS", "SCS"]),
-    (EpsilonMax(3, 1), ["TOPK", "HIGHSPY", "HIGHS", "CLARABEL", "ECOS", "SCS"]),
-    (PrimalRecoveryLP(), ["HIGHS", "CLARABEL", "ECOS", "SCS"]),
+    (GarroteLogistic(lam=1.0), ["LBFGSB", "PROXGRAD", "CLARABEL", "ECOS", "GRADIENT"]),
+    (GarroteLogistic(beta=1.0), ["PROXGRAD", "CLARABEL", "ECOS"]),
+    (MKLDual(np.eye(2), [1.0, -1.0], 1), ["CLARABEL", "ECOS", "MKLFAST"]),
+    (EpsilonConstraint(3, 1), ["HIGHSPY", "HIGHS", "CLARABEL", "ECOS"]),
+    (EpsilonMax(3, 1), ["TOPK", "HIGHSPY", "HIGHS", "CLARABEL", "ECOS"]),
+    (PrimalRecoveryLP(), ["HIGHS", "CLARABEL", "ECOS"]),
 ], ids=["garrote (7)", "garrote (8)", "nmmkl qcqp (8)", "lfs (9)", "lfs (8)", "nmmkl lp (15)"])
 def test_the_builtin_chain_lists_capable_solvers_cheapest_first(subproblem, expected):
     assert [s.name for s in builtin_chain(subproblem)] == expected
@@ -281,7 +281,7 @@ def test_the_cli_prints_who_answered(plant, answer, tmp_path, capsys):
     with pytest.warns(SolverWarning) if answer else contextlib.nullcontext():  # else: an error (pytest config)
         assert main(["run", "logo", "--data", str(path), "--quiet"]) == 0
     out = capsys.readouterr().out
-    assert "solver auto (LBFGSB > PROXGRAD > CLARABEL > ECOS > GRADIENT > SCS, each until one is certified)" in out
+    assert "solver auto (LBFGSB > PROXGRAD > CLARABEL > ECOS > GRADIENT, each until one is certified)" in out
     line = next(line for line in out.splitlines() if line.startswith("answers: "))
     n, total = map(int, re.match(r"answers: (\d+) of (\d+) solves were LBFGSB's own", line).groups())
     if answer:

@@ -570,12 +570,14 @@ def resolve_solver(name, subproblem=None, solver_options=None, *, probed=PROBED)
 
 
 # fsopt's own backends, cheapest first: the order ``solver="auto"`` tries them in (exact closed forms
-# and native methods before conic interior points; SCS last).  Measured on one rejected LOGO
-# subproblem (unscaled WDBC, σ = 10; N = 569, J = 30; a loaded 2-core machine): PROXGRAD 0.8 s,
-# CLARABEL 1.2 s, ECOS 0.5 s but rejected (residual 8e-4), GRADIENT 38 s, SCS 51 s and rejected.
-# MOSEK is left out: it needs a licence, and a user who has one names it.
+# and native methods before conic interior points; the slow reference GRADIENT last).  Measured on
+# one rejected LOGO subproblem (unscaled WDBC, σ = 10; N = 569, J = 30; a loaded 2-core machine):
+# PROXGRAD 0.8 s, CLARABEL 1.2 s, ECOS 0.5 s but rejected (residual 8e-4), GRADIENT 38 s, SCS 51 s
+# and rejected.  Left out, to be named in ``fallback`` by a user who wants them: SCS (first-order,
+# 1e-5 by default: its answers rarely pass a 1e-4 KKT certificate, and a chain that ends in it only
+# fails later) and MOSEK (it needs a licence).
 ESCALATION_ORDER = ("TOPK", "HIGHSPY", "LBFGSB", "PROXGRAD", "HIGHS", "CLARABEL", "ECOS", "MKLFAST",
-                    "GRADIENT", "SCS")
+                    "GRADIENT")
 
 
 def builtin_chain(subproblem, solver_options=None, *, probed=PROBED) -> list[ResolvedSolver]:

@@ -49,8 +49,7 @@ class LOGO(SelectorMixin, BaseEstimator):
     solver : str, default="auto"
         "auto": fsopt's own solvers able to solve the subproblem, cheapest first
         (:data:`fsopt.core.solvers.ESCALATION_ORDER`): for (7) "LBFGSB", then "PROXGRAD",
-        "CLARABEL", "ECOS", "GRADIENT", "SCS"; for ``beta`` (8) "PROXGRAD", then the conic
-        ones.  A solve whose answer fails its certificate is refined, then handed to the next
+        "CLARABEL", "ECOS", "GRADIENT"; for ``beta`` (8) "PROXGRAD", "CLARABEL", "ECOS".  A solve whose answer fails its certificate is refined, then handed to the next
         of them, so the fit raises ``SolverFailed`` only when none is certified; ``solvers_``
         lists them and ``certificate_`` says who answered.  Or one solver, strictly (its
         refinement, then only ``fallback``): "LBFGSB" (native L-BFGS-B over a KKT-checked

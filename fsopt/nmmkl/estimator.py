@@ -30,8 +30,8 @@ class NMMKL(SelectorMixin, BaseEstimator):
         τ ≥ 0, the ridge τI added to the kernel in (3).
     solver : str, default="auto"
         Backend or profile for the QCQP (8).  "auto": fsopt's own solvers able to solve (8),
-        cheapest first (:data:`fsopt.core.solvers.ESCALATION_ORDER`: CLARABEL, ECOS, MKLFAST,
-        SCS): an answer that fails its certificate is refined, then handed to the next, so the
+        cheapest first (:data:`fsopt.core.solvers.ESCALATION_ORDER`: CLARABEL, ECOS,
+        MKLFAST): an answer that fails its certificate is refined, then handed to the next, so the
         fit raises ``SolverFailed`` only when none is certified (``solvers_`` lists them,
         ``certificate_`` says who answered).  A named solver (CLARABEL, ECOS, SCS, MOSEK,
         MKLFAST) is used strictly: its refinement, then only ``fallback``.
