@@ -58,8 +58,9 @@ def test_booleans_are_not_integers(data, param):
 def test_beta_with_a_solver_that_cannot_solve_form_8_names_the_solvers_that_can(data):
     with pytest.raises(ValueError, match=r"solver 'LBFGSB' cannot solve garrote_logistic \(8\).*"
                                          r"suitable installed solvers: CLARABEL"):
-        LOGO(beta=1.0).fit(*data)
+        LOGO(beta=1.0, solver="LBFGSB").fit(*data)
     assert LOGO(beta=1.0, solver="CLARABEL").fit(*data).weights_.sum() <= 1.0 + 1e-6
+    assert LOGO(beta=1.0).fit(*data).weights_.sum() <= 1.0 + 1e-6  # solver="auto": one that can
 
 
 def test_lfs_takes_a_numpy_generator_as_random_state(data):

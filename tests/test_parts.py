@@ -286,7 +286,7 @@ def test_user_subproblem_is_validated_in_fit():
         est.fit(X, y)
     with pytest.raises(ValueError, match="'LBFGSB' cannot solve .*declares no penalty.gradient"):
         LOGO(subproblem=GarroteLogistic(penalty=NonnegGroupL1(1.0, np.arange(4) // 2)),
-             prune_below=None).fit(X, y)
+             prune_below=None, solver="LBFGSB").fit(X, y)
     assert copy.deepcopy(est).get_params()["subproblem"] is not None
 
 
@@ -334,7 +334,7 @@ def test_a_refused_solver_says_what_was_probed_and_when():
     X, y = make_spiral(30, 2, random_state=0)
     group = GarroteLogistic(penalty=NonnegGroupL1(1.0, np.arange(4) // 2))
     with pytest.raises(ValueError) as caught:
-        LOGO(subproblem=group, prune_below=None).fit(X, y)
+        LOGO(subproblem=group, prune_below=None, solver="LBFGSB").fit(X, y)
     assert re.search(r"GarroteLogistic declares no penalty\.gradient, penalty\.box; LBFGSB needs .*"
                      r"\. LBFGSB read the parts it needs from the GarroteLogistic when LOGO chose its "
                      r"solvers, before the fit: a fresh copy of the subproblem, before set_margins gave it "

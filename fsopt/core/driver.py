@@ -41,7 +41,7 @@ from .progress import tqdm
 
 from .acceleration import Anderson, make_accelerator
 from .exceptions import SolverWarning
-from .fit_certificate import FitCertificate, asked_solvers, count_answers
+from .fit_certificate import FitCertificate, asked_solvers, count_answers, tally_answers
 
 _TINY = 1e-300  # the denominator of the relative change when the iterate is 0
 R = TypeVar("R")  # a method's result type (what its ``round`` returns)
@@ -604,7 +604,7 @@ class FixedPointDriver:
         records = [r for h in history for r in h.records]
         measured = method.certificate(iterate, active) or {}
         return FitCertificate(history[-1].change, self.theta, answers=count_answers(records),
-                              solvers=asked_solvers(records), **measured)
+                              solvers=asked_solvers(records), tally=tally_answers(records), **measured)
 
     def _warn_who_answered(self, certificate):
         """A fit whose answers came mostly from the polish or a fallback says so, naming the solver."""

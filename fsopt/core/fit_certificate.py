@@ -26,6 +26,13 @@ def count_answers(records) -> dict:
     return {kind: counts.get(kind, 0) for kind in ANSWERS}
 
 
+def tally_answers(records) -> dict:
+    """Solves counted by (the solver asked, :attr:`SolveRecord.answered_by`, the solver that gave
+    the certified answer), in the order first met."""
+    return dict(Counter(((r.attempts[0] if r.attempts else r).solver, r.answered_by, r.solver)
+                        for r in records))
+
+
 def asked_solvers(records) -> list[str]:
     """The solvers the records were first asked of (the named one first), without repeats."""
     return list(dict.fromkeys((r.attempts[0] if r.attempts else r).solver for r in records))
@@ -54,6 +61,9 @@ class FitCertificate:
         "fallback").
     solvers : list of str
         The solvers asked, the named one first.
+    tally : dict
+        Solves counted by (solver asked, kind of answer, solver that answered)
+        (:func:`tally_answers`); what ``describe`` reports.
 
     Examples
     --------
@@ -71,6 +81,7 @@ class FitCertificate:
     n_features: int = 0
     answers: dict = field(default_factory=dict)
     solvers: list = field(default_factory=list)
+    tally: dict = field(default_factory=dict)
 
     @property
     def fixed_point_holds(self) -> bool:
@@ -106,10 +117,27 @@ class FitCertificate:
         kkt = ("each solve certified on its own (no measurement over all features)" if not self.kkt_measured else
                f"KKT residual over all {self.n_features} features {self.kkt_residual:.3g} "
                f"{'<=' if self.kkt_holds else '>'} {self.kkt_bound:.3g}")
-        total = sum(self.answers.values())
-        named = self.solvers[0] if self.solvers else "?"
-        who = ", ".join(f"{n} {kind}" for kind, n in self.answers.items() if n)
         return (f"certificate: {'holds' if self.holds else 'FAILS (' + ', '.join(self.failed) + ')'}: "
                 f"{fp}; {kkt}\n"
-                f"answers: {self.own_answers} of {total} solves were {named}'s own certified answers "
-                f"({who or 'none'})")
+                f"answers: {self.describe_answers()}")
+
+    def describe_answers(self) -> str:
+        """Who answered, per solver asked: e.g. "10 of 12 solves were LBFGSB's own certified
+        answers (2 of them after a tighter re-solve), 1 came from its native polish, 1 from the
+        CLARABEL fallback"."""
+        if not self.tally:  # a certificate made without the records: the counts only
+            total = sum(self.answers.values())
+            named = self.solvers[0] if self.solvers else "the solver"
+            return f"{self.own_answers} of {total} solves were {named}'s own certified answers"
+        parts = []
+        for asked in dict.fromkeys(key[0] for key in self.tally):
+            mine = {(kind, by): n for (a, kind, by), n in self.tally.items() if a == asked}
+            own = sum(n for (kind, _), n in mine.items() if kind in ("solver", "refined"))
+            text = f"{own} of {sum(mine.values())} solves were {asked}'s own certified answers"
+            refined = sum(n for (kind, _), n in mine.items() if kind == "refined")
+            text += f" ({refined} of them after a tighter re-solve)" if refined else ""
+            polished = sum(n for (kind, _), n in mine.items() if kind == "polished")
+            others = [f"{polished} came from its native polish"] if polished else []
+            others += [f"{n} from the {by} fallback" for (kind, by), n in mine.items() if kind == "fallback"]
+            parts.append(", ".join([text, *others]))
+        return "; ".join(parts)

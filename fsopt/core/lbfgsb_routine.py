@@ -34,11 +34,13 @@ _NEW_X, _FG = 1, 3  # the routine's requests (task[0]): a new iterate; f and g a
 
 
 def minimize_on_box(fun, x0, lower, upper, memory=10, gtol=1e-5, ftol=2.2e-9, max_iter=15000,
-                    max_fun=15000, max_ls=20):
+                    max_fun=15000, max_ls=20, stop=None):
     """min fun(x) over lower ≤ x ≤ upper (scalars or arrays, ±inf for none), ``fun(x) → (f, ∇f)``.
 
     Parameters as ``minimize(method="L-BFGS-B")``'s options: ``memory`` (maxcor), ``gtol``,
-    ``ftol``, ``max_iter`` (maxiter), ``max_fun`` (maxfun), ``max_ls`` (maxls).
+    ``ftol``, ``max_iter`` (maxiter), ``max_fun`` (maxfun), ``max_ls`` (maxls); ``stop(x)``, if
+    given, is asked at every new iterate and ends the run when it returns True (a stopping test
+    of the caller's own, e.g. its certificate; ``success`` is then True).
 
     Returns
     -------
@@ -48,9 +50,19 @@ def minimize_on_box(fun, x0, lower, upper, memory=10, gtol=1e-5, ftol=2.2e-9, ma
     """
     x0 = np.asarray(x0, dtype=np.float64).ravel()
     if DIRECT is None:
-        return minimize(fun, x0, jac=True, method="L-BFGS-B", bounds=Bounds(lower, upper),
-                        options={"maxcor": memory, "gtol": gtol, "ftol": ftol, "maxiter": max_iter,
-                                 "maxfun": max_fun, "maxls": max_ls})
+        stopped = []
+
+        def callback(intermediate_result):
+            if stop(intermediate_result.x):
+                stopped.append(True)
+                raise StopIteration
+
+        res = minimize(fun, x0, jac=True, method="L-BFGS-B", bounds=Bounds(lower, upper),
+                       callback=None if stop is None else callback,
+                       options={"maxcor": memory, "gtol": gtol, "ftol": ftol, "maxiter": max_iter,
+                                "maxfun": max_fun, "maxls": max_ls})
+        res.success = bool(res.success or stopped)
+        return res
     n = x0.size
     lower = np.broadcast_to(np.asarray(lower, dtype=np.float64), (n,))
     upper = np.broadcast_to(np.asarray(upper, dtype=np.float64), (n,))
@@ -78,6 +90,8 @@ def minimize_on_box(fun, x0, lower, upper, memory=10, gtol=1e-5, ftol=2.2e-9, ma
             f, g = last[1], last[2].copy()
         elif task[0] == _NEW_X:
             nit += 1
+            if stop is not None and stop(x.copy()):
+                return OptimizeResult(x=x, fun=f, jac=g, nit=nit, nfev=nfev, success=True)
             if nit >= max_iter or nfev > max_fun:  # stop, with minimize's reason code
                 task[0], task[1] = 5, 504 if nit >= max_iter else 502
         else:

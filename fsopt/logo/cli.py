@@ -36,6 +36,7 @@ def run(args, problem, X, y) -> int:
     from numba.core import event
 
     from ..core.plugins import SUBPROBLEMS, named
+    from ..core.solvers import describe_chain
     from ..datasets import standardize
     from .estimator import FAST_PATH_FROM, LOGO
     from ..core.figures import save_figure
@@ -65,7 +66,7 @@ def run(args, problem, X, y) -> int:
     names = feature_names(est, problem.extra.get("feature_names"))
     width = max((len(names[j]) for j in order[:20]), default=0)
     print(f"problem {problem.name}: {X.shape[0]} samples x {X.shape[1]} features; "
-          f"solver {est.solver}; sigma={est.sigma:g} "
+          f"solver {describe_chain(est.solver, est.solvers_)}; sigma={est.sigma:g} "
           + (f"lam={est.lam:g}" if est.subproblem is None else f"subproblem {est.subproblem.describe()}"))
     print(f"selected {order.size} feature(s) (weight/max > {est.threshold:g}), best first:")
     for j in order[:20]:

@@ -16,7 +16,7 @@ from ..core.blocks import check_blockwise, distinct_rows, is_blockwise, take_row
 from ..core.driver import FixedPointDriver
 from ..core.kernels import blas_one_thread
 from ..core.scaling import check_feature_extents, rescale, unit_scale
-from ..core.solvers import resolve_solver
+from ..core.solvers import builtin_chain, resolve_solver
 from ..core.subproblem import Subproblem
 from ..core.validation import check_data, check_labels, transactional_fit, validate_fit
 from .garrote import GarroteLogistic
@@ -45,13 +45,19 @@ class LOGO(SelectorMixin, BaseEstimator):
     lam : float, default=1.0
         ℓ1 weight λ of form (7).  Ignored when ``beta`` is given.
     beta : float or None, default=None
-        If set, solve form (8) with ‖w‖₁ ≤ β instead (conic solvers only).
-    solver : str, default="LBFGSB"
-        "LBFGSB" (native L-BFGS-B over a KKT-checked working set, certified like every solve),
-        "gradient" (eqs 9–10, the reference), a cvxpy backend (CLARABEL, ECOS, SCS, MOSEK;
-        needed for ``beta``) or a profile from ``solvers/``.
+        If set, solve form (8) with ‖w‖₁ ≤ β instead (PROXGRAD or a conic solver).
+    solver : str, default="auto"
+        "auto": fsopt's own solvers able to solve the subproblem, cheapest first
+        (:data:`fsopt.core.solvers.ESCALATION_ORDER`): for (7) "LBFGSB", then "PROXGRAD",
+        "CLARABEL", "ECOS", "GRADIENT"; for ``beta`` (8) "PROXGRAD", "CLARABEL", "ECOS".  A solve whose answer fails its certificate is refined, then handed to the next
+        of them, so the fit raises ``SolverFailed`` only when none is certified; ``solvers_``
+        lists them and ``certificate_`` says who answered.  Or one solver, strictly (its
+        refinement, then only ``fallback``): "LBFGSB" (native L-BFGS-B over a KKT-checked
+        working set, certified like every solve), "gradient" (eqs 9–10, the reference), a
+        cvxpy backend (CLARABEL, ECOS, SCS, MOSEK) or a profile from ``solvers/``.
     fallback : sequence of str, default=()
-        Solvers tried in turn when ``solver`` fails; each attempt is kept in the history.
+        Solvers tried in turn when ``solver`` fails (after those of "auto"); each attempt is
+        kept in the history.
     check_against : str or None, default=None
         A second solver (e.g. "gradient") every subproblem is also solved with.  The relative
         objective gap and weight difference are stored in each record's certificate (keys
@@ -89,7 +95,8 @@ class LOGO(SelectorMixin, BaseEstimator):
         spread, the paper's start), nonnegative, not all zero.  ``w0=fit.weights_`` starts at a
         fit's answer: a fixed point is then reached in one iteration.
     solver_options : dict or None, default=None
-        Common options ``tol``, ``max_iter``, ``verbose`` plus backend-specific ones.
+        Common options ``tol``, ``max_iter``, ``verbose`` plus backend-specific ones (with
+        ``solver="auto"``, each solver gets those it accepts).
     callback : callable or None, default=None
         Called as ``callback(iteration, w)`` after each outer iteration; returning True stops.
     progress : bool, default=False
@@ -156,6 +163,9 @@ class LOGO(SelectorMixin, BaseEstimator):
         ``T(margins_at_)``.
     prune_below_ : float or None
         The elimination threshold this fit used (``prune_below``, "auto" resolved).
+    solvers_ : list of str
+        The solvers this fit would try on each subproblem, in turn (``solver``, "auto"
+        resolved, then ``fallback``).
     n_duplicate_rows_ : int
         Rows merged into an identical row with the same label (0: none).
     n_features_in_ : int
@@ -196,7 +206,7 @@ class LOGO(SelectorMixin, BaseEstimator):
         "working_set": ["boolean"],
     }
 
-    def __init__(self, sigma=2.0, lam=1.0, beta=None, solver="LBFGSB", fallback=(),
+    def __init__(self, sigma=2.0, lam=1.0, beta=None, solver="auto", fallback=(),
                  check_against=None, theta=0.01, max_iter=50, prune_below="auto", prune_patience=1,
                  threshold=0.01, w0=None, solver_options=None, callback=None, progress=False,
                  subproblem=None, acceleration="auto", working_set=True):
@@ -266,8 +276,7 @@ class LOGO(SelectorMixin, BaseEstimator):
                                  f"holds them in, so they are streamed, which needs those parts: declare them")
             raise ValueError(f"{refusal}. Declare them, or fit without elimination (prune_below=None): every "
                              f"outer iteration then solves over all {X.shape[1]} features")
-        solver, *fallback = [resolve_solver(name, subproblem, self.solver_options, probed=PROBED)
-                             for name in (self.solver, *self.fallback)]  # once per fit, before any work
+        solver, *fallback = self._solver_chain(subproblem)  # once per fit, before any work
         check_against = None if self.check_against is None else \
             resolve_solver(self.check_against, subproblem, self.solver_options, probed=PROBED)
         x_scale = unit_scale(X)  # σ in units of X's typical spread (fsopt.core.scaling) ...
@@ -298,7 +307,16 @@ class LOGO(SelectorMixin, BaseEstimator):
         self.outcome_ = result.outcome
         self.certificate_ = result.certificate
         self.margins_at_ = result.evaluated / x_scale  # weights_ = T(margins_at_)
+        self.solvers_ = [resolved.name for resolved in (solver, *fallback)]
         return self
+
+    def _solver_chain(self, subproblem):
+        """The resolved solvers tried in turn on each solve: ``solver`` ("auto": fsopt's own able
+        to solve ``subproblem``, cheapest first), then ``fallback``."""
+        first = builtin_chain(subproblem, self.solver_options, probed=PROBED) if self.solver == "auto" \
+            else [resolve_solver(self.solver, subproblem, self.solver_options, probed=PROBED)]
+        return first + [resolve_solver(name, subproblem, self.solver_options, probed=PROBED)
+                        for name in self.fallback]
 
     def _make_subproblem(self):
         """The subproblem of this fit: the garrote from lam/beta, or a fresh copy of the user's."""

@@ -16,6 +16,7 @@ def add_arguments(parser):
 
 
 def run(args, problem, X, y) -> int:
+    from ..core.solvers import describe_chain
     from ..core.validation import feature_names
     from ..datasets import standardize
     from .baselines import fisher_score, top_m
@@ -46,7 +47,7 @@ def run(args, problem, X, y) -> int:
     total = time.perf_counter() - t0
     sel = np.flatnonzero(est.support_)
     print(f"problem {problem.name}: {X.shape[0]} samples x {keep.size} features; m={est.n_features} "
-          f"C={est.C:g} tau={est.tau:g}; solvers {est.solver} + {est.lp_solver}")
+          f"C={est.C:g} tau={est.tau:g}; solvers {describe_chain(est.solver, est.solvers_)} + {est.lp_solver}")
     given = problem.extra.get("feature_names")
     names = feature_names(est, None if given is None else np.asarray(given)[keep])
     shown = sel[np.argsort(-est.scores_[sel])]

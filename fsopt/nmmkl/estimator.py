@@ -12,8 +12,10 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..core.driver import FixedPointDriver
 from ..core.scaling import check_feature_extents, unit_scale
+from ..core.solvers import builtin_chain, resolve_solver
 from ..core.validation import transactional_fit, validate_fit
 from .method import NMMKLMethod
+from .qcqp import MKLDual
 
 
 class NMMKL(SelectorMixin, BaseEstimator):
@@ -27,14 +29,20 @@ class NMMKL(SelectorMixin, BaseEstimator):
         Box constraint of the SVM dual (3), > 0.
     tau : float, default=1.0
         τ ≥ 0, the ridge τI added to the kernel in (3).
-    solver : str, default="CLARABEL"
-        SOC-capable backend or profile for the QCQP (8): CLARABEL, ECOS, SCS, MOSEK.
+    solver : str, default="auto"
+        Backend or profile for the QCQP (8).  "auto": fsopt's own solvers able to solve (8),
+        cheapest first (:data:`fsopt.core.solvers.ESCALATION_ORDER`: CLARABEL, ECOS,
+        MKLFAST): an answer that fails its certificate is refined, then handed to the next, so the
+        fit raises ``SolverFailed`` only when none is certified (``solvers_`` lists them,
+        ``certificate_`` says who answered).  A named solver (CLARABEL, ECOS, SCS, MOSEK,
+        MKLFAST) is used strictly: its refinement, then only ``fallback``.
     lp_solver : str, default="HIGHS"
         LP-capable backend or profile for the recovery LP (15).
     fallback : sequence of str, default=()
-        Solvers tried in turn when ``solver`` fails.
+        Solvers tried in turn when ``solver`` fails (after those of "auto").
     solver_options : dict or None, default=None
-        Options of ``solver``: the common ``tol``, ``max_iter``, ``verbose`` and backend ones.
+        Options of ``solver``: the common ``tol``, ``max_iter``, ``verbose`` and backend ones
+        (with ``solver="auto"``, each solver gets those it accepts).
     lp_options : dict or None, default=None
         Options of ``lp_solver``, as ``solver_options``.
     tie_tol : float, default=1e-6
@@ -77,6 +85,8 @@ class NMMKL(SelectorMixin, BaseEstimator):
         The two labels; ``classes_[1]`` is coded +1.
     certificate_ : FitCertificate
         Who answered each solve (:mod:`fsopt.core.fit_certificate`).
+    solvers_ : list of str
+        The solvers tried in turn on (8) (``solver``, "auto" resolved, then ``fallback``).
     n_features_in_ : int
         Number of features seen during fit.
     feature_names_in_ : ndarray of shape (n_features,)
@@ -109,7 +119,7 @@ class NMMKL(SelectorMixin, BaseEstimator):
         "violation_weight": [Interval(Real, 0, None, closed="neither")],
     }
 
-    def __init__(self, n_features=10, C=1.0, tau=1.0, solver="CLARABEL", lp_solver="HIGHS",
+    def __init__(self, n_features=10, C=1.0, tau=1.0, solver="auto", lp_solver="HIGHS",
                  fallback=(), solver_options=None, lp_options=None, tie_tol=1e-6, alpha_tol=1e-6,
                  violation_weight=1e3):
         self.n_features = n_features
@@ -149,9 +159,10 @@ class NMMKL(SelectorMixin, BaseEstimator):
         check_feature_extents(X, unit_scale(X), getattr(self, "feature_names_in_", None), centered=False)
         self.classes_ = np.unique(y)
         y_pm = np.where(y == self.classes_[1], 1.0, -1.0)
-        method = NMMKLMethod(X, y_pm, self.n_features, self.C, self.tau, self.solver, self.lp_solver,
-                             self.fallback, self.solver_options, self.lp_options, self.tie_tol,
-                             self.alpha_tol, self.violation_weight)  # solvers resolved here, once
+        solver, *fallback = self._solver_chain()  # resolved here, once, before any work
+        method = NMMKLMethod(X, y_pm, self.n_features, self.C, self.tau, solver, self.lp_solver,
+                             fallback, None, self.lp_options, self.tie_tol, self.alpha_tol,
+                             self.violation_weight)
         result = FixedPointDriver(theta=0.0, max_iter=1, desc="NMMKL").run(method)
         fit = result.rounding  # an NMMKLResult
         qcqp = fit.solution
@@ -164,7 +175,18 @@ class NMMKL(SelectorMixin, BaseEstimator):
         self.diagnostics_ = fit.diagnostics
         self.history_ = result.history
         self.certificate_ = result.certificate  # who answered each solve
+        self.solvers_ = [resolved.name for resolved in (solver, *fallback)]
         return self
+
+    def _solver_chain(self):
+        """The solvers of (8), tried in turn, resolved with their options: ``solver`` ("auto":
+        fsopt's own able to solve (8), cheapest first), then ``fallback`` (NMMKLMethod checks
+        them against the (8) of the data)."""
+        named = [resolve_solver(name, None, self.solver_options) for name in self.fallback]
+        if self.solver != "auto":
+            return [resolve_solver(self.solver, None, self.solver_options), *named]
+        probe = MKLDual(np.eye(2), [1.0, -1.0], 1)  # who can solve (8) depends on its form only
+        return [*builtin_chain(probe, self.solver_options), *named]
 
     @property
     def records_(self):
