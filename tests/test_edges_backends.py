@@ -10,10 +10,10 @@ import warnings
 import numpy as np
 import pytest
 
-from fsopt import LFS, LOGO, NMMKL, GarroteLogistic, SolverFailed, Subproblem
+from fsopt import (LFS, LOGO, NMMKL, BackendFailureWarning, GarroteLogistic, SolverFailed, SolverWarning,
+                   Subproblem)
 from fsopt.core import solvers
 from fsopt.core import status as st
-from fsopt.core.exceptions import BackendFailureWarning, SolverWarning
 from fsopt.core.solvers import NativeBackend, backends
 from fsopt.datasets import standardize
 from fsopt.datasets.lfs_synthetic import make_lfs_synthetic
@@ -216,7 +216,8 @@ class ClarabelWithBadSetting(type(backends()["CLARABEL"])):
         return dict(super().translate(tol=tol, max_iter=max_iter, verbose=verbose, **extra), max_iter="ten")
 
 
-CVXPY_CASES = {  # stage -> (the stage's estimator with CLARABEL and a fallback, the same with the fallback only)
+# stage -> (its estimator with CLARABEL and a fallback, the same with the fallback only, data, compared)
+CVXPY_CASES = {
     "logo": (lambda: LOGO(sigma=5.0, lam=1.0, solver="CLARABEL", fallback=("LBFGSB",)),
              lambda: LOGO(sigma=5.0, lam=1.0, solver="LBFGSB"), _logo_data, "weights_"),
     "nmmkl_qcqp": (lambda: NMMKL(n_features=1, C=0.03, solver="CLARABEL", fallback=("ECOS",)),
@@ -256,11 +257,12 @@ def test_fallback_after_a_broken_backend_is_a_pytest_warns_warning(register):
 
 
 def test_solver_failed_names_every_backend_tried_and_what_each_did(register):
-    names = [register(Broken(mode, ["garrote_logistic"])) for mode in ("raises", "omits_entry", "unknown_status")]
+    modes = ("raises", "omits_entry", "unknown_status")
+    names = [register(Broken(mode, ["garrote_logistic"])) for mode in modes]
     with pytest.raises(SolverFailed) as info:
         GarroteLogistic(lam=1.0, Z=Z).solve(names[0], fallback=names[1:])
     message = str(info.value)
-    for name, mode in zip(names, ("raises", "omits_entry", "unknown_status")):
+    for name, mode in zip(names, modes):
         assert f"{name}: solver_error (backend {name}: " in message and MODES[mode][1] in message
     assert [a.solver for a in info.value.attempts] == names
 
@@ -365,14 +367,15 @@ def test_undeclared_subproblem_a_solution_its_certificate_cannot_read_is_a_faile
     name = register(MisnamedProjection())
     sub = Projection([1.0, -2.0])
     assert sub.solution_shapes() is None
-    with pytest.warns(BackendFailureWarning, match=rf"{name}: .*the certificate of its solution raised KeyError"):
+    expected = rf"{name}: .*the certificate of its solution raised KeyError"
+    with pytest.warns(BackendFailureWarning, match=expected):
         record = sub.solve(name, fallback=["CLARABEL"])
     assert record.certified and record.solver == "CLARABEL"
 
 
 def test_lfs_fallback_is_validated_before_any_work():
     X, y = _lfs_data()
-    with pytest.raises(ValueError, match=r"LFS fallback\[0\]='TOPK': solver 'TOPK' cannot solve lfs_epsilon_constraint"):
+    with pytest.raises(ValueError, match=r"LFS fallback\[0\]='TOPK': solver 'TOPK' cannot solve lfs_epsilon_c"):
         LFS(fallback=("TOPK",), **LFS_SMALL).fit(X, y)
     with pytest.raises(TypeError, match=r"LFS fallback\[0\]=3: solver must be a string"):
         LFS(fallback=(3,), **LFS_SMALL).fit(X, y)

@@ -88,8 +88,7 @@ class BackendFailureWarning(UserWarning):
     Examples
     --------
     >>> import numpy as np, warnings
-    >>> from fsopt import GarroteLogistic, NativeBackend, register_backend
-    >>> from fsopt.core.exceptions import BackendFailureWarning
+    >>> from fsopt import BackendFailureWarning, GarroteLogistic, NativeBackend, register_backend
     >>> class Broken(NativeBackend):
     ...     name = "BROKEN_EXAMPLE"
     ...     def supports(self, subproblem):

@@ -580,7 +580,7 @@ class Subproblem(ABC):
                 bound = self.certificate_tol * self.certificate_scale(record.solution)
         else:
             record.certificate, bound = {"residual": np.inf, "non_finite_solution": 1.0}, 0.0
-            record.message = f"{record.solver} returned non-finite values in {', '.join(map(repr, non_finite))}"
+            record.message = f"{record.solver} returned non-finite values in " + ", ".join(map(repr, non_finite))
         record.certificate["bound"] = float(bound)
         record.certified = bool(record.certificate["residual"] <= bound)  # False for NaN
         if not record.certified:
@@ -608,8 +608,6 @@ def _blamed_call(what, function, *args, **kwargs):
     try:
         return function(*args, **kwargs)
     except NOT_A_BACKEND_FAILURE:
-        raise
-    except _BackendFailure:
         raise
     except Exception as exc:  # noqa: BLE001 - a backend's error is its failed solve
         raise _BackendFailure(f"{what} raised {_quoted(exc)}") from exc

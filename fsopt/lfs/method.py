@@ -157,8 +157,9 @@ def resolve_solvers(solver, eps_solver, check_solver, solver_options, n_features
             resolved.append(None if name is None else resolve_solver(name, kind(n_features, alpha),
                                                                      solver_options))
         except (ValueError, TypeError) as exc:
-            raise (TypeError if isinstance(exc, TypeError) else ValueError)(f"LFS {role}={name!r}: {exc} (solver_options are passed to solver, "
-                            f"eps_solver, check_solver and fallback alike)") from None
+            kind = TypeError if isinstance(exc, TypeError) else ValueError
+            raise kind(f"LFS {role}={name!r}: {exc} (solver_options are passed to solver, eps_solver, "
+                       f"check_solver and fallback alike)") from None
     n = len(fallback)
     return (*resolved[:3], tuple(resolved[3:3 + n]), tuple(resolved[3 + n:]))
 
