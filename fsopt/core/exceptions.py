@@ -5,6 +5,9 @@ import math
 class SolverFailed(RuntimeError):
     """No solve of a subproblem ended in a certified solution.
 
+    With more than one attempt, the message lists every one: its solver (and stage), its status,
+    and what the backend raised or returned, or its residual.
+
     Parameters
     ----------
     subproblem : str
@@ -19,9 +22,6 @@ class SolverFailed(RuntimeError):
         Every attempt made: solves, polishes and refinements, over the fallback list.
     residual : float, default=nan
         The last certificate residual (NaN when the solver returned no solution).
-
-    With more than one attempt, the message lists every one: its solver (and stage), its status,
-    and what the backend raised or returned, or its residual.
 
     Examples
     --------
