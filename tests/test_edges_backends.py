@@ -329,6 +329,16 @@ def test_mklfast_failing_inside_names_its_inner_solver(register):
                and f"solver {inner} ended with status 'solver_error'" in m for m in named), named
 
 
+def test_nmmkl_lp_stage_tries_the_fallbacks_that_solve_lps(register):
+    """MKLFAST solves only (8): it is a fallback of the QCQP, skipped at the recovery LP (15)."""
+    name = register(Broken("raises", ["nmmkl_lp_recovery"]))
+    est, caught = fit_recording(NMMKL(n_features=1, C=0.03, lp_solver=name, fallback=("MKLFAST", "CLARABEL")),
+                                _nmmkl_data)
+    np.testing.assert_array_equal(est.p_, reference("nmmkl_lp").p_)
+    lp = est.history_[0].records[1]
+    assert lp.solver == "CLARABEL" and [a.solver for a in lp.attempts] == [name]
+
+
 class Projection(Subproblem):
     """A subproblem declaring no parts nor solution shapes (the docstring's example)."""
 
