@@ -21,19 +21,14 @@ from fsopt.datasets.nmmkl_toy import make_nmmkl_toy
 from fsopt.datasets.spiral import make_spiral
 
 
-def _first(sub):
-    shapes = sub.solution_shapes()
-    return shapes, next(iter(shapes))
-
-
 def _zeros(sub):
     return {name: np.zeros(shape) for name, shape in sub.solution_shapes().items()}
 
 
 def _replaced(sub, value):
     """The declared solution with its first entry replaced by ``value(shape)``."""
-    shapes, name = _first(sub)
-    return dict(_zeros(sub), **{name: value(shapes[name])})
+    name, shape = next(iter(sub.solution_shapes().items()))
+    return dict(_zeros(sub), **{name: value(shape)})
 
 
 def _raise(sub):
@@ -59,8 +54,8 @@ MODES = {
     "solution_not_dict": (lambda sub: (list(_zeros(sub).values()), "optimal", 1), "not a dict"),
     "iterations_text": (lambda sub: (_zeros(sub), "optimal", "many"), "iteration count 'many'"),
     "iterations_negative": (lambda sub: (_zeros(sub), "optimal", -3), "iteration count -3"),
-    "supports_raises": (None, r"supports() raised RuntimeError: planted supports failure"),
-    "translate_raises": (None, r"translate() raised KeyError: 'planted'"),
+    "supports_raises": (None, "supports() raised RuntimeError: planted supports failure"),
+    "translate_raises": (None, "translate() raised KeyError: 'planted'"),
 }
 
 
@@ -178,7 +173,6 @@ def test_broken_backend_falls_back_to_a_certified_answer_and_warns(stage, mode, 
     assert all(r.certified for r in records)
     named = [str(w.message) for w in caught if issubclass(w.category, BackendFailureWarning)]
     assert named and all(name in m and MODES[mode][1] in m for m in named), named
-    assert not issubclass(BackendFailureWarning, SolverWarning)
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -254,6 +248,7 @@ def test_fallback_after_a_broken_backend_is_a_pytest_warns_warning(register):
     failed = record.attempts[0]
     assert (failed.solver, failed.status, failed.solution) == (name, st.SOLVER_ERROR, {})
     assert failed.message == f"backend {name}: solve() raised RuntimeError: planted failure"
+    assert not issubclass(BackendFailureWarning, SolverWarning)  # an error filter on those lets it through
 
 
 def test_solver_failed_names_every_backend_tried_and_what_each_did(register):
