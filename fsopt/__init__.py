@@ -13,6 +13,7 @@ _HOMES = {  # public name -> the module defining it
     "wrap_backend": "core.checks", "blind_certificate": "core.checks",
     "FixedPointDriver": "core.driver", "FixedPointMethod": "core.driver", "Step": "core.driver",
     "SolverFailed": "core.exceptions", "SolverWarning": "core.exceptions",
+    "BackendFailureWarning": "core.exceptions",
     "FitCertificate": "core.fit_certificate",
     "LogisticMarginLoss": "core.parts", "MarginLoss": "core.parts", "NonnegElasticNet": "core.parts",
     "NonnegGroupL1": "core.parts", "NonnegL1": "core.parts", "NonnegL1Ball": "core.parts",
@@ -28,7 +29,7 @@ __all__ = ["LOGO", "NMMKL", "LFS", "GarroteLogistic", "FixedPointDriver", "Fixed
            "register_backend", "check", "planted_bug", "patch", "probe", "wrap_backend", "blind_certificate",
            "Margins", "Outcome", "draws", "LogisticMarginLoss", "Penalty",
            "NonnegL1", "NonnegElasticNet", "NonnegL1Ball", "NonnegGroupL1", "MarginLoss", "MarginGarrote",
-           "FitCertificate", "SolverWarning"]
+           "FitCertificate", "SolverWarning", "BackendFailureWarning"]
 
 
 def __getattr__(name):

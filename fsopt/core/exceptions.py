@@ -5,6 +5,9 @@ import math
 class SolverFailed(RuntimeError):
     """No solve of a subproblem ended in a certified solution.
 
+    With more than one attempt, the message lists every one: its solver (and stage), its status,
+    and what the backend raised or returned, or its residual.
+
     Parameters
     ----------
     subproblem : str
@@ -42,11 +45,15 @@ class SolverFailed(RuntimeError):
         if detail:
             msg += f" ({detail})"
         if len(self.attempts) > 1:
-            tried = ", ".join(f"{a.solver}{'' if a.stage == 'solve' else '/' + a.stage}: {a.status}"
-                              + ("" if math.isnan(a.residual) else f" ({a.residual:.2g})")
-                              for a in self.attempts)
-            msg += f"; tried {tried}"
+            msg += "; tried " + ", ".join(describe_attempt(a) for a in self.attempts)
         super().__init__(msg)
+
+
+def describe_attempt(record) -> str:
+    """One attempt in a message: ``SOLVER[/stage]: status`` and its error message or residual."""
+    stage = "" if record.stage == "solve" else f"/{record.stage}"
+    said = record.message or ("" if math.isnan(record.residual) else f"{record.residual:.2g}")
+    return f"{record.solver}{stage}: {record.status}" + (f" ({said})" if said else "")
 
 
 class SolverWarning(UserWarning):
@@ -67,4 +74,34 @@ class SolverWarning(UserWarning):
     ...     except SolverWarning as exc:
     ...         print("raised:", exc)
     raised: 3 of 10 solves were LBFGSB's own certified answers
+    """
+
+
+class BackendFailureWarning(UserWarning):
+    """A solve was answered, certified, after a backend failed: it raised, returned output that
+    is not a solution of the subproblem (not a ``(solution, status, iterations)`` tuple, a missing
+    or misshapen entry, a status outside :mod:`fsopt.core.status`, ...), reported an error, or
+    returned non-finite values.  The message names each failed backend and what it did; the
+    answer is the certified one of the solver named last.  Not a :class:`SolverWarning`: the
+    result is usable, and a filter that makes SolverWarning an error does not stop it.
+
+    Examples
+    --------
+    >>> import numpy as np, warnings
+    >>> from fsopt import BackendFailureWarning, GarroteLogistic, NativeBackend, register_backend
+    >>> class Broken(NativeBackend):
+    ...     name = "BROKEN_EXAMPLE"
+    ...     def supports(self, subproblem):
+    ...         return True
+    ...     def solve(self, subproblem, tol=None, max_iter=None, verbose=False):
+    ...         raise RuntimeError("no license")
+    >>> _ = register_backend(Broken())
+    >>> sub = GarroteLogistic(lam=1.0, Z=np.array([[1.0, -0.5], [0.8, 0.2]]))
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     record = sub.solve("BROKEN_EXAMPLE", fallback=["LBFGSB"])
+    >>> record.solver, record.certified
+    ('LBFGSB', True)
+    >>> print(caught[0].message)  # doctest: +ELLIPSIS
+    garrote_logistic: BROKEN_EXAMPLE: solver_error (backend BROKEN_EXAMPLE: solve() raised RuntimeError: no license); answered by LBFGSB, certified
     """

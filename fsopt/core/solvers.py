@@ -644,6 +644,10 @@ def _check_capable(name, backend, subproblem, probed=PROBED):
         raise TypeError(f"solver {name!r}: cannot tell whether it can solve {subproblem.describe()}: "
                         f"{exc}{why}; a part must be readable then (e.g. n_features returning None "
                         f"while there is no data)") from exc
+    except (MemoryError, Warning):
+        raise
+    except Exception:  # noqa: BLE001 - a broken supports(): each solve with it fails, named
+        return  # (Subproblem.solve records it and tries the fallback)
     if not capable:
         raise ValueError(
             f"solver {name!r} cannot solve {subproblem.describe()} (needs {subproblem.cone} cones "
@@ -687,7 +691,9 @@ def _usable_for(subproblem) -> list[str]:
 def _suggestable(backend, subproblem) -> bool:
     try:
         return backend.can_solve(subproblem)
-    except UnreadablePart:
+    except (MemoryError, Warning):
+        raise
+    except Exception:  # noqa: BLE001 - an unreadable part or a broken supports(): not suggested
         return False
 
 

@@ -30,13 +30,23 @@ SUCCESS = frozenset({OPTIMAL, OPTIMAL_INACCURATE})  # statuses that come with a 
 NO_SOLUTION_CLAIMS = frozenset({INFEASIBLE, INFEASIBLE_INACCURATE, UNBOUNDED, UNBOUNDED_INACCURATE,
                                 INFEASIBLE_OR_UNBOUNDED})  # a solver's word that no optimum exists
 CLAIMS = SUCCESS | NO_SOLUTION_CLAIMS  # the statuses in which a solver asserts something checkable
+FAILURES = frozenset({SOLVER_ERROR, ERROR})  # the backend failed: it raised, or returned no usable output
 ALIASES = {"iteration_limit": USER_LIMIT}  # native backends' spelling of a closed-set status
+
+
+def known_status(status) -> str | None:
+    """``status`` (or its closed-set name, see ``ALIASES``) if it is one of the closed set, else None
+    (also for a status that is not a string)."""
+    if not isinstance(status, str):
+        return None
+    status = ALIASES.get(status, status)
+    return status if status in STATUSES else None
 
 
 def check_status(status: str) -> str:
     """``status`` (or its closed-set name, see ``ALIASES``) if it belongs to the closed set, else a
     ValueError naming it."""
-    status = ALIASES.get(status, status)
-    if status not in STATUSES:
+    known = known_status(status)
+    if known is None:
         raise ValueError(f"unknown solve status {status!r}; statuses are {sorted(STATUSES)}")
-    return status
+    return known

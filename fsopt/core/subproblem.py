@@ -26,6 +26,16 @@ tolerance — before the next solver of the fallback list is tried; when none is
 ("infeasible", "unbounded", ...) is checked too where the subproblem is an LP
 (``lp_inequality_form``): by a Farkas or primal ray verified in NumPy (:mod:`fsopt.core.farkas`);
 a refuted one becomes ``rejected_certificate``, a confirmed one keeps its status.
+
+A backend's failure is a failed solve (``_attempt``): whatever a backend raises (but
+MemoryError, and a warning the caller's filter made an error), and any output that is not a
+solution of this subproblem — not a ``(solution, status, iterations)`` tuple, a status outside
+:mod:`fsopt.core.status`, an iteration count that is not a count, a solution that is not a dict or
+lacks an entry of ``solution_shapes`` or holds one that is not real or of the declared shape — gives
+a record with status ``solver_error`` whose ``message`` names the backend and what it raised or
+returned; the next solver of the fallback list is then tried.  A certified answer reached after
+such a failure (or after a non-finite solution) comes with a :class:`BackendFailureWarning`
+naming each failed backend.
 """
 from __future__ import annotations
 
@@ -41,7 +51,7 @@ import numpy as np
 
 from . import status as st
 from .composite import polish_from_parts
-from .exceptions import SolverFailed
+from .exceptions import BackendFailureWarning, SolverFailed, describe_attempt
 from .farkas import check_claim, inequality_form
 from .parts import composite_certificate, missing_parts
 from .solvers import ResolvedSolver, as_resolved
@@ -51,6 +61,8 @@ OPTIMAL_INACCURATE = st.OPTIMAL_INACCURATE
 REFINE_FACTOR = 1e-2  # a refinement re-solves at REFINE_FACTOR × the tolerance used ...
 REFINE_FLOOR = 1e-12  # ... but not below this
 PARTS_RTOL = 1e-6  # the declared parts must give the subproblem's objective to this relative error
+MESSAGE_CHARS = 200  # what a backend raised or returned is quoted up to this length
+NOT_A_BACKEND_FAILURE = (MemoryError, Warning)  # propagate: out of memory; a warning made an error
 
 
 @dataclass
@@ -132,6 +144,13 @@ class SolveRecord:
     @property
     def residual(self) -> float:
         return self.certificate.get("residual", np.nan)
+
+    @property
+    def backend_failed(self) -> bool:
+        """Whether the backend gave nothing the certificate could judge: it raised, returned
+        malformed output or reported an error (status ``solver_error``/``error``), or returned
+        non-finite values."""
+        return self.status in st.FAILURES or bool(self.certificate.get("non_finite_solution"))
 
     @property
     def answered_by(self) -> str:
@@ -306,6 +325,16 @@ class Subproblem(ABC):
     def certificate_scale(self, solution: dict) -> float:
         return 1.0
 
+    def solution_shapes(self) -> dict | None:
+        """The entries of a solution the NumPy objective and certificate read, by name, with their
+        shapes (``()``: a number).  A backend's solution must hold each, real, of that shape, or
+        its solve fails (module docstring).  Default: the parts' variable, of shape
+        ``(smooth.n_features,)``, when the parts are declared; else None (not declared: what the
+        certificate raises on a solution makes that solve fail)."""
+        if missing_parts(self):
+            return None
+        return {self.parts_variable: (int(self.smooth.n_features),)}
+
     def lp_inequality_form(self):
         """(c, G, h) of the subproblem as the LP min cᵀx s.t. Gx ≤ h, or None (not an LP).
         Default: from ``lp_data()`` (over 0 ≤ x ≤ 1) when the class declares it."""
@@ -399,6 +428,7 @@ class Subproblem(ABC):
                     and record.status == st.REJECTED_CERTIFICATE:
                 record = self._refine(resolved, record, attempts)
             if record.certified:
+                _warn_failed_backends(self.name, record)
                 return self._observed(record)
         last = self._observed(attempts[-1])
         raise SolverFailed(self.describe(), last.solver, last.status, attempts=attempts,
@@ -429,23 +459,44 @@ class Subproblem(ABC):
         return record
 
     def _attempt(self, solver: ResolvedSolver, attempts, stage="solve") -> SolveRecord:
-        """One solve with ``solver``, certified; appended to ``attempts`` unless certified."""
-        backend, arguments = solver.backend, solver.backend_arguments()
-        record = self._solve_native(backend, arguments) if backend.native else \
-            self._solve_cvxpy(backend, arguments)
-        record.solver, record.stage = solver.name, stage
+        """One solve with ``solver``, certified; appended to ``attempts`` unless certified.  A
+        backend that raises or returns malformed output gives a ``solver_error`` record naming it."""
+        backend, t0 = solver.backend, time.perf_counter()
+        shapes = self.solution_shapes()
+        try:
+            record = self._run_backend(solver, shapes)
+            record.solver, record.stage = solver.name, stage
+            if record.status in st.SUCCESS and shapes is None:  # the certificate judges the form
+                _blamed_call("the certificate of its solution", self._certify, record)
+            elif record.status in st.SUCCESS:
+                self._certify(record)
+        except _BackendFailure as failure:
+            record = SolveRecord(self.name, solver.name, st.SOLVER_ERROR, {}, stage=stage,
+                                 options=solver.solver_options, solve_time=time.perf_counter() - t0,
+                                 solver_status=failure.status, message=f"backend {backend.name}: {failure}")
         record.attempts = list(attempts)
-        if record.status in st.SUCCESS:
-            self._certify(record)
-        elif record.status in st.NO_SOLUTION_CLAIMS:
+        if record.status in st.NO_SOLUTION_CLAIMS:
             self._check_claim(record)
         if not record.certified:
             attempts.append(record)
         return record
 
+    def _run_backend(self, solver: ResolvedSolver, shapes) -> SolveRecord:
+        """The backend's record, its solution checked against ``shapes``; _BackendFailure when
+        the backend raised (in ``supports``, ``translate`` or its solve) or returned malformed output."""
+        backend = solver.backend
+        if not _blamed_call("supports()", backend.can_solve, self):
+            raise _BackendFailure(f"supports() is now False for {self.describe()}")
+        arguments = _blamed_call("translate()", solver.backend_arguments)
+        record = self._solve_native(backend, arguments) if backend.native else \
+            self._solve_cvxpy(backend, arguments)
+        if record.status in st.SUCCESS:
+            record.solution = _checked_solution(record.solution, shapes)
+        return record
+
     def _polish(self, rejected: SolveRecord, attempts) -> SolveRecord | None:
-        if self.polish is None or not rejected.solution:  # no polish, or nothing to polish
-            return None
+        if self.polish is None or not rejected.solution or rejected.backend_failed:
+            return None  # no polish, or nothing to polish (a non-finite solution is no start)
         t0 = time.perf_counter()
         solution = self.polish(rejected.solution)
         if solution is None:
@@ -473,11 +524,19 @@ class Subproblem(ABC):
         except cp.error.SolverError as exc:
             return SolveRecord(self.name, backend.name, st.SOLVER_ERROR, {}, options=opts,
                                solve_time=time.perf_counter() - t0, message=str(exc)[:300])
+        except NOT_A_BACKEND_FAILURE:
+            raise
+        except Exception as exc:  # noqa: BLE001 - whatever a solver raises is its failed solve
+            raise _BackendFailure(f"the cvxpy solve raised {_quoted(exc)}") from exc
         wall = time.perf_counter() - t0
+        status = _checked_status(problem.status)
+        return _blamed_call("reading its result", self._cvxpy_record, backend, problem, status, opts,
+                            build_time, wall)
+
+    def _cvxpy_record(self, backend, problem, status, opts, build_time, wall) -> SolveRecord:
         stats = problem.solver_stats
         compile_time = build_time + (problem.compilation_time or 0.0)
         solve_time = stats.solve_time if stats.solve_time is not None else wall - (problem.compilation_time or 0.0)
-        status = str(problem.status)
         solution = self._extract(problem, self._variables) if status in st.SUCCESS else {}
         return SolveRecord(self.name, backend.name, status, solution,
                            solver_objective=float(problem.value) if problem.value is not None else None,
@@ -486,9 +545,17 @@ class Subproblem(ABC):
 
     def _solve_native(self, backend, opts) -> SolveRecord:
         t0 = time.perf_counter()
-        solution, status, iterations = backend.solve(self, **opts)
-        return SolveRecord(self.name, backend.name, status, solution,
-                           solve_time=time.perf_counter() - t0, iterations=iterations, options=opts)
+        returned = _blamed_call("solve()", backend.solve, self, **opts)
+        solve_time = time.perf_counter() - t0
+        if not isinstance(returned, tuple) or len(returned) != 3:
+            raise _BackendFailure(f"solve() returned {_quoted(returned)}, not a tuple "
+                                  f"(solution, status, iterations)")
+        solution, status, iterations = returned
+        status = _checked_status(status)
+        if status not in st.SUCCESS and not isinstance(solution, dict):
+            solution = {}  # no solution claimed (a claimed one is checked by _run_backend)
+        return SolveRecord(self.name, backend.name, status, solution, solve_time=solve_time,
+                           iterations=_checked_iterations(iterations), options=opts)
 
     def _check_claim(self, record: SolveRecord):
         """A claim that no optimum exists, checked in NumPy by a Farkas or primal ray
@@ -504,9 +571,8 @@ class Subproblem(ABC):
 
     def _certify(self, record: SolveRecord):
         """Certificate in NumPy; a failed one turns the status into ``rejected_certificate``."""
-        finite = all(np.all(np.isfinite(v)) for v in record.solution.values()
-                     if isinstance(v, (float, int, np.ndarray)))
-        if finite:
+        non_finite = _non_finite_entries(record.solution)
+        if not non_finite:
             with np.errstate(all="ignore"):
                 record.objective = float(self.objective(record.solution))
                 self.check_parts(record.solution, record.objective)
@@ -514,7 +580,99 @@ class Subproblem(ABC):
                 bound = self.certificate_tol * self.certificate_scale(record.solution)
         else:
             record.certificate, bound = {"residual": np.inf, "non_finite_solution": 1.0}, 0.0
+            record.message = f"{record.solver} returned non-finite values in " + ", ".join(map(repr, non_finite))
         record.certificate["bound"] = float(bound)
         record.certified = bool(record.certificate["residual"] <= bound)  # False for NaN
         if not record.certified:
             record.solver_status, record.status = record.status, st.REJECTED_CERTIFICATE
+
+
+class _BackendFailure(Exception):
+    """What a backend did wrong (raised, or returned malformed output), for its failed record;
+    ``status`` keeps an unknown status it returned."""
+
+    def __init__(self, message, status=None):
+        super().__init__(message)
+        self.status = status
+
+
+def _quoted(value) -> str:
+    """An exception as "Type: message", or a returned value's repr, cut to MESSAGE_CHARS."""
+    text = f"{type(value).__name__}: {value}" if isinstance(value, BaseException) else repr(value)
+    return text if len(text) <= MESSAGE_CHARS else text[:MESSAGE_CHARS - 3] + "..."
+
+
+def _blamed_call(what, function, *args, **kwargs):
+    """``function(*args, **kwargs)``; what it raises (but NOT_A_BACKEND_FAILURE) becomes a
+    _BackendFailure saying ``what`` raised it."""
+    try:
+        return function(*args, **kwargs)
+    except NOT_A_BACKEND_FAILURE:
+        raise
+    except Exception as exc:  # noqa: BLE001 - a backend's error is its failed solve
+        raise _BackendFailure(f"{what} raised {_quoted(exc)}") from exc
+
+
+def _checked_status(status) -> str:
+    """A backend's status in the closed set (:mod:`fsopt.core.status`), or a _BackendFailure."""
+    known = st.known_status(status)
+    if known is None:
+        raise _BackendFailure(f"returned the status {_quoted(status)}, which is not one of "
+                              f"{', '.join(sorted(st.STATUSES))}", status=_quoted(status))
+    return known
+
+
+def _checked_iterations(iterations):
+    """An iteration count: None or an integer ≥ 0 (a _BackendFailure otherwise)."""
+    if iterations is None:
+        return None
+    if isinstance(iterations, (bool, np.bool_)) or not isinstance(iterations, (int, np.integer)) \
+            or iterations < 0:
+        raise _BackendFailure(f"returned the iteration count {_quoted(iterations)}; "
+                              f"an iteration count is None or an integer >= 0")
+    return int(iterations)
+
+
+def _checked_solution(solution, shapes) -> dict:
+    """``solution`` with each entry of ``shapes`` as a float array (a float for shape ()), or a
+    _BackendFailure naming the first entry missing, not real, or of another shape."""
+    if not isinstance(solution, dict):
+        raise _BackendFailure(f"returned a solution of type {type(solution).__name__} "
+                              f"({_quoted(solution)}), not a dict of the variables by name")
+    checked = dict(solution)
+    for name, shape in (shapes or {}).items():
+        needs = f"{name!r} of shape {tuple(shape)}"
+        if name not in solution:
+            raise _BackendFailure(f"returned a solution without {needs} "
+                                  f"(entries: {', '.join(map(repr, solution)) or 'none'})")
+        try:
+            value = np.asarray(solution[name])
+        except Exception as exc:  # noqa: BLE001 - e.g. a ragged sequence
+            raise _BackendFailure(f"returned {name!r} = {_quoted(solution[name])}: not an array "
+                                  f"({_quoted(exc)})") from exc
+        if value.dtype.kind not in "fiu":
+            raise _BackendFailure(f"returned {name!r} of dtype {value.dtype} "
+                                  f"({_quoted(solution[name])}); it needs {needs}, real")
+        if value.shape != tuple(shape):
+            raise _BackendFailure(f"returned {name!r} of shape {value.shape}; it needs {needs}")
+        checked[name] = float(value) if value.shape == () else value.astype(float)
+    return checked
+
+
+def _non_finite_entries(solution) -> list:
+    """Names of the numeric entries of ``solution`` holding a NaN or an infinity."""
+    bad = []
+    for name, value in solution.items():
+        if isinstance(value, (float, int, np.ndarray, np.number)) and not isinstance(value, bool):
+            value = np.asarray(value)
+            if value.dtype.kind in "fc" and not np.all(np.isfinite(value)):
+                bad.append(name)
+    return bad
+
+
+def _warn_failed_backends(subproblem, record):
+    """A certified ``record`` reached after backends failed: a BackendFailureWarning naming each."""
+    failed = list(dict.fromkeys(describe_attempt(a) for a in record.attempts if a.backend_failed))
+    if failed:
+        warnings.warn(f"{subproblem}: {'; '.join(failed)}; answered by {record.solver}, certified",
+                      BackendFailureWarning, stacklevel=3)

@@ -48,6 +48,9 @@ class LFS(ClassifierMixin, BaseEstimator):
     check_solver : str or None, default=None
         If set, every (9) is solved again with this second solver and the largest relative
         objective difference is stored in ``lp_check_``.
+    fallback : sequence of str, default=()
+        Solvers tried in turn when ``solver`` fails on (9) or ``eps_solver`` on (8); each must
+        solve both LPs.
     solver_options : dict or None, default=None
         Common options (tol, max_iter, verbose) plus backend-specific ones.
     n_jobs : int or None, default=None
@@ -129,6 +132,7 @@ class LFS(ClassifierMixin, BaseEstimator):
         "solver": [str],
         "eps_solver": [str, None],
         "check_solver": [str, None],
+        "fallback": [tuple, list],
         "solver_options": [dict, None],
         "n_jobs": [Integral, None],
         "backend": [str, None],
@@ -138,7 +142,8 @@ class LFS(ClassifierMixin, BaseEstimator):
 
     def __init__(self, alpha=5, tau=2, gamma=0.2, sigma=1.0, n_beta=20, n_rounding=1000,
                  rounding="sample", solver="HIGHSPY", eps_solver="TOPK", check_solver=None,
-                 solver_options=None, n_jobs=None, backend=None, random_state=None, progress=False):
+                 fallback=(), solver_options=None, n_jobs=None, backend=None, random_state=None,
+                 progress=False):
         self.alpha = alpha
         self.tau = tau
         self.gamma = gamma
@@ -149,6 +154,7 @@ class LFS(ClassifierMixin, BaseEstimator):
         self.solver = solver
         self.eps_solver = eps_solver
         self.check_solver = check_solver
+        self.fallback = fallback
         self.solver_options = solver_options
         self.n_jobs = n_jobs
         self.backend = backend
@@ -180,7 +186,7 @@ class LFS(ClassifierMixin, BaseEstimator):
                              f"feature(s); need 1 <= alpha <= M")
         check_feature_extents(X, unit_scale(X), getattr(self, "feature_names_in_", None))
         solvers = resolve_solvers(self.solver, self.eps_solver or self.solver, self.check_solver,
-                                  self.solver_options, M, self.alpha)  # once per fit
+                                  self.solver_options, M, self.alpha, self.fallback)  # once per fit
         self.classes_, y_enc = np.unique(y, return_inverse=True)
         cfg = LFSConfig(self.alpha, float(self.gamma), float(self.sigma), self.n_beta,
                         self.n_rounding, self.rounding, *solvers)

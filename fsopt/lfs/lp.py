@@ -58,6 +58,10 @@ class _LFSLinearProgram(Subproblem):
     def certificate_scale(self, solution):
         return max(1.0, abs(self.objective(solution)))
 
+    def solution_shapes(self):
+        """f, which the objective and certificate read."""
+        return {"f": (self.n_features,)}
+
 
 class EpsilonMax(_LFSLinearProgram):
     """LP (8): the largest total inter-class distance bᵀf over the relaxed feasible set."""
@@ -105,6 +109,10 @@ class EpsilonConstraint(_LFSLinearProgram):
 
     def describe(self):
         return f"{self.name} (9), M={self.n_features}, alpha={self.alpha}, eps={self.eps:.6g}"
+
+    def solution_shapes(self):
+        """f and the duals (λ, ν) of the certificate's Lagrangian bound."""
+        return dict(super().solution_shapes(), lam=(), nu=())
 
     def set_epsilon(self, eps):
         self.eps = float(eps)

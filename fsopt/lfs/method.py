@@ -41,7 +41,8 @@ def beta_grid(n_beta):
 @dataclass(frozen=True)
 class LFSConfig:
     """Everything a worker needs besides the data; the solvers resolved once per fit
-    (:func:`resolve_solvers`), each carrying its ``solver_options``."""
+    (:func:`resolve_solvers`), each carrying its ``solver_options``; ``fallback`` and
+    ``eps_fallback``: the solvers tried in turn when ``solver`` fails on (9), ``eps_solver`` on (8)."""
 
     alpha: int
     gamma: float
@@ -52,6 +53,8 @@ class LFSConfig:
     solver: ResolvedSolver
     eps_solver: ResolvedSolver
     check_solver: ResolvedSolver | None = None
+    fallback: tuple = ()
+    eps_fallback: tuple = ()
 
     @property
     def betas(self):
@@ -105,13 +108,13 @@ def solve_point(i, a, b, X, y_enc, class_counts, cfg: LFSConfig, rng) -> PointRe
                  "X is too large for the squared distances; rescale X")
     em, ec = _subproblems(X.shape[1], cfg.alpha)
     em.set_data(b=b)
-    rec8 = em.solve(cfg.eps_solver)
+    rec8 = em.solve(cfg.eps_solver, fallback=cfg.eps_fallback)
     eps_max = rec8.objective
     ec.set_data(a, b)
     records, candidates, gaps = [_strip(rec8)], [], []
     for beta in cfg.betas:
         ec.set_epsilon(beta * eps_max)
-        rec = ec.solve(cfg.solver)
+        rec = ec.solve(cfg.solver, fallback=cfg.fallback)
         if cfg.check_solver:
             other = ec.solve(cfg.check_solver)
             gaps.append(abs(rec.objective - other.objective) / max(1.0, abs(rec.objective)))
@@ -140,21 +143,25 @@ def solve_point(i, a, b, X, y_enc, class_counts, cfg: LFSConfig, rng) -> PointRe
                        max(gaps) if gaps else np.nan, fallback)
 
 
-def resolve_solvers(solver, eps_solver, check_solver, solver_options, n_features, alpha):
-    """``(solver, eps_solver, check_solver)`` resolved once, before any work, for (9), (8) and
-    (9) again (``check_solver`` may be None): ``solver_options`` go to all three alike, so each
-    must accept them."""
+def resolve_solvers(solver, eps_solver, check_solver, solver_options, n_features, alpha, fallback=()):
+    """``(solver, eps_solver, check_solver, fallback, eps_fallback)`` resolved once, before any
+    work, for (9), (8), (9) again (``check_solver`` may be None), and each of ``fallback`` for (9)
+    and for (8): ``solver_options`` go to all alike, so each must accept them."""
     roles = [("solver", solver, EpsilonConstraint), ("eps_solver", eps_solver, EpsilonMax),
              ("check_solver", check_solver, EpsilonConstraint)]
+    roles += [(f"fallback[{i}]", name, kind) for kind in (EpsilonConstraint, EpsilonMax)
+              for i, name in enumerate(fallback)]
     resolved = []
     for role, name, kind in roles:
         try:
             resolved.append(None if name is None else resolve_solver(name, kind(n_features, alpha),
                                                                      solver_options))
-        except ValueError as exc:
-            raise ValueError(f"LFS {role}={name!r}: {exc} (solver_options are passed to solver, "
-                             f"eps_solver and check_solver alike)") from None
-    return tuple(resolved)
+        except (ValueError, TypeError) as exc:
+            kind = TypeError if isinstance(exc, TypeError) else ValueError
+            raise kind(f"LFS {role}={name!r}: {exc} (solver_options are passed to solver, eps_solver, "
+                       f"check_solver and fallback alike)") from None
+    n = len(fallback)
+    return (*resolved[:3], tuple(resolved[3:3 + n]), tuple(resolved[3 + n:]))
 
 
 def _solve_chunk(indices, A, B, X, y_enc, class_counts, cfg, seeds):

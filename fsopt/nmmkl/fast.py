@@ -49,7 +49,8 @@ class WorkingSetMKL(NativeBackend):
         ``max_iter`` rounds); then, if the certificate residual exceeds ``gap_tol``, the final
         restricted problem once more at tolerance 1e-12.  Status "optimal" when (*) holds and the
         full certificate residual is ≤ ``gap_tol``.  ``inner``: a name or ResolvedSolver, resolved
-        once per call."""
+        once per call.  A restricted solve ``inner`` cannot certify raises its SolverFailed, which
+        becomes this solve's failed record (naming ``inner`` and what it ended with)."""
         tol = self.default_tol if tol is None else tol
         inner = as_resolved(inner, subproblem)
         Z, y, m = subproblem.Z, subproblem.y, subproblem.m
@@ -59,10 +60,7 @@ class WorkingSetMKL(NativeBackend):
         rounds = 0
         while True:
             rounds += 1
-            try:
-                alpha, p_W = _solve_restricted(subproblem, W, inner, tol)
-            except SolverFailed:  # the restricted QCQP was not certified: this backend failed
-                return {}, st.SOLVER_ERROR, rounds
+            alpha, p_W = _solve_restricted(subproblem, W, inner, tol)  # SolverFailed: this solve failed
             tau_i, _ = subproblem.scores(alpha)
             tau_m = np.sort(tau_i[W])[::-1][m - 1]
             outside = np.ones(d, dtype=bool)

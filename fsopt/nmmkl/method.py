@@ -60,7 +60,10 @@ class NMMKLMethod(FixedPointMethod[NMMKLResult]):
 
     ``solver`` (and each of ``fallback``) and ``lp_solver`` are names or
     :class:`~fsopt.core.solvers.ResolvedSolver` objects; names are resolved here, once, with
-    ``solver_options`` and ``lp_options`` (added to those of a ResolvedSolver).
+    ``solver_options`` and ``lp_options`` (added to those of a ResolvedSolver).  The solvers of
+    ``fallback`` are tried in turn when ``solver`` fails on the QCQP (8), and those of them that
+    solve LPs when ``lp_solver`` fails on the LP (15) (with ``solver_options``).  Each stage uses
+    only certified answers: a NaN or failed solve of (8) never reaches (15).
     """
 
     def __init__(self, X, y, m, C=1.0, tau=1.0, solver="CLARABEL", lp_solver="HIGHS", fallback=(),
@@ -79,6 +82,7 @@ class NMMKLMethod(FixedPointMethod[NMMKLResult]):
         self.solver, *self.fallback = [as_resolved(name, self.qcqp, solver_options)  # before any work
                                        for name in (solver, *fallback)]
         self.lp_solver = as_resolved(lp_solver, self.lp, lp_options)
+        self.lp_fallback = [solver for solver in self.fallback if _solves(solver, self.lp)]
         self.tie_tol = tie_tol
 
     def initial_iterate(self):
@@ -94,7 +98,7 @@ class NMMKLMethod(FixedPointMethod[NMMKLResult]):
         tau_i, s = q.scores(alpha)
         part = partition(tau_i, q.m, self.tie_tol)
         self.lp.set_state(q.Z, q.y, alpha, s, part.A, part.C, q.m, q.C, q.tau)
-        lp_rec = self.lp.solve(self.lp_solver)
+        lp_rec = self.lp.solve(self.lp_solver, fallback=self.lp_fallback)
         detail = NMMKLPass(alpha, rec.solution["lambda"], rec.solution["gamma"], rec.solution["p_cone"],
                            tau_i, part, lp_rec.solution)
         return Step(lp_rec.solution["p"], [rec, lp_rec], rec.objective, detail=detail)
@@ -104,6 +108,15 @@ class NMMKLMethod(FixedPointMethod[NMMKLResult]):
         part = select(detail.partition, iterate, self.qcqp.m)
         bound = theorem6_bound(self.qcqp.Z, iterate, np.flatnonzero(part.B), self.qcqp.tau)
         return NMMKLResult(detail, part, iterate.copy(), bound, diagnostics(self.qcqp, detail))
+
+
+def _solves(solver, subproblem) -> bool:
+    """Whether the resolved ``solver`` can solve ``subproblem`` (a fallback of (8) at (15))."""
+    try:
+        solver.for_subproblem(subproblem)
+    except ValueError:
+        return False
+    return True
 
 
 def diagnostics(qcqp: MKLDual, solution: NMMKLPass) -> dict:

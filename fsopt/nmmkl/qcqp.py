@@ -78,6 +78,11 @@ class MKLDual(Subproblem):
         out["p_cone"] = np.asarray(self._cones.dual_value, dtype=float)
         return out
 
+    def solution_shapes(self):
+        """α, λ, γ and the cone multipliers p, which the certificate reads."""
+        N, d = self.Z.shape
+        return {"alpha": (N,), "lambda": (), "gamma": (d,), "p_cone": (d,)}
+
     def polish(self, solution):
         """Native polish of a rejected solve: keep α, and take λ, γ optimal for α and the p of
         the LP :func:`best_p` (the interior point multipliers' error then leaves the gap)."""

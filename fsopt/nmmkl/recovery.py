@@ -84,6 +84,12 @@ class PrimalRecoveryLP(Subproblem):
                 "theta": float(x[d + 2 * N]), "violation": float(x[d + 2 * N + 1:].sum()),
                 "u": -np.asarray(self._eq.dual_value, dtype=float)}
 
+    def solution_shapes(self):
+        """x and its parts (p, ν, δ, θ, ‖ξ‖₁), and the multipliers u of A x = b."""
+        d, N = self.sizes
+        return {"x": (self.c.size,), "p": (d,), "nu": (N,), "delta": (N,), "theta": (),
+                "violation": (), "u": (N + 1,)}
+
     def lp_inequality_form(self):
         """(c, G, h) of the LP A x = b, lo ≤ x ≤ hi, for the NumPy check of a solver's claim
         "infeasible" / "unbounded" (both false: the LP is feasible and c ≥ 0 on x ≥ 0 but θ)."""
