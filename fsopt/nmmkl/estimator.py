@@ -159,10 +159,11 @@ class NMMKL(SelectorMixin, BaseEstimator):
         check_feature_extents(X, unit_scale(X), getattr(self, "feature_names_in_", None), centered=False)
         self.classes_ = np.unique(y)
         y_pm = np.where(y == self.classes_[1], 1.0, -1.0)
-        solver, *fallback = self._solver_chain()  # resolved here, once, before any work
+        chain, named = self._solver_chain()  # resolved here, once, before any work
+        solver, *fallback = chain
         method = NMMKLMethod(X, y_pm, self.n_features, self.C, self.tau, solver, self.lp_solver,
                              fallback, None, self.lp_options, self.tie_tol, self.alpha_tol,
-                             self.violation_weight)
+                             self.violation_weight, lp_fallback=named)
         result = FixedPointDriver(theta=0.0, max_iter=1, desc="NMMKL").run(method)
         fit = result.rounding  # an NMMKLResult
         qcqp = fit.solution
@@ -181,12 +182,13 @@ class NMMKL(SelectorMixin, BaseEstimator):
     def _solver_chain(self):
         """The solvers of (8), tried in turn, resolved with their options: ``solver`` ("auto":
         fsopt's own able to solve (8), cheapest first), then ``fallback`` (NMMKLMethod checks
-        them against the (8) of the data)."""
+        them against the (8) of the data); and the user's ``fallback`` alone, whose LP solvers
+        are the fallback of (15) ("auto" escalates (8) only)."""
         named = [resolve_solver(name, None, self.solver_options) for name in self.fallback]
         if self.solver != "auto":
-            return [resolve_solver(self.solver, None, self.solver_options), *named]
+            return [resolve_solver(self.solver, None, self.solver_options), *named], named
         probe = MKLDual(np.eye(2), [1.0, -1.0], 1)  # who can solve (8) depends on its form only
-        return [*builtin_chain(probe, self.solver_options), *named]
+        return [*builtin_chain(probe, self.solver_options), *named], named
 
     @property
     def records_(self):

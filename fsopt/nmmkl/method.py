@@ -61,14 +61,15 @@ class NMMKLMethod(FixedPointMethod[NMMKLResult]):
     ``solver`` (and each of ``fallback``) and ``lp_solver`` are names or
     :class:`~fsopt.core.solvers.ResolvedSolver` objects; names are resolved here, once, with
     ``solver_options`` and ``lp_options`` (added to those of a ResolvedSolver).  The solvers of
-    ``fallback`` are tried in turn when ``solver`` fails on the QCQP (8), and those of them that
-    solve LPs when ``lp_solver`` fails on the LP (15) (with ``solver_options``).  Each stage uses
+    ``fallback`` are tried in turn when ``solver`` fails on the QCQP (8), and those of
+    ``lp_fallback`` (default: ``fallback``) that solve LPs when ``lp_solver`` fails on the LP (15)
+    (with ``solver_options``).  Each stage uses
     only certified answers: a NaN or failed solve of (8) never reaches (15).
     """
 
     def __init__(self, X, y, m, C=1.0, tau=1.0, solver="CLARABEL", lp_solver="HIGHS", fallback=(),
                  solver_options=None, lp_options=None, tie_tol=1e-6, alpha_tol=1e-6,
-                 violation_weight=1e3):
+                 violation_weight=1e3, lp_fallback=None):
         X, self.scale = rescale(X)  # τ, C in units of the typical spread
         constant = constant_features(X)
         if m > np.count_nonzero(~constant):
@@ -82,7 +83,9 @@ class NMMKLMethod(FixedPointMethod[NMMKLResult]):
         self.solver, *self.fallback = [as_resolved(name, self.qcqp, solver_options)  # before any work
                                        for name in (solver, *fallback)]
         self.lp_solver = as_resolved(lp_solver, self.lp, lp_options)
-        self.lp_fallback = [solver for solver in self.fallback if _solves(solver, self.lp)]
+        lp_fallback = self.fallback if lp_fallback is None else [
+            as_resolved(name, self.qcqp, solver_options) for name in lp_fallback]
+        self.lp_fallback = [solver for solver in lp_fallback if _solves(solver, self.lp)]
         self.tie_tol = tie_tol
 
     def initial_iterate(self):
