@@ -172,6 +172,10 @@ def _check_bench_table(problem):
     for key in ("size", "reference", "subproblems"):
         if key in bench and not isinstance(bench[key], str):
             raise ValueError(f"{where} {key} = {bench[key]!r}: must be a string")
+    knob = bench.get("size", "n_irrelevant")
+    for key in ("sizes", "quick_sizes"):  # the largest instance's X fits in memory, before any work
+        if key in bench:
+            problem.check_size(**{knob: max(bench[key])}, given_by=f"[bench] {key}")
 
 
 def _instance(problem, size, allow_hook_files=False):
@@ -593,7 +597,19 @@ def read_log(path) -> dict:
     path = Path(path)
     if not path.exists():
         return {}
-    return _index(StudyFolder(path.parent, {}, check_row, log_name=path.name).rows(repair=False))
+    return _index(_folder(path.parent, {}, log_name=path.name).rows(repair=False))
+
+
+def _folder(out, identity, **kwargs) -> StudyFolder:
+    """The study folder of a bench run: a solve may be logged again only after a row that a run
+    replaces (one with a status to retry, or one its cell's failure left out), never after a
+    result that stands."""
+    return StudyFolder(out, identity, check_row, key=lambda row: (*_cell_key(row), *_solve_key(row)),
+                       replaceable=_replaceable, **kwargs)
+
+
+def _replaceable(row) -> bool:
+    return row["status"] in RETRYABLE or (row["status"] == st.SKIPPED and row["reason"].startswith(NOT_RUN))
 
 
 def _cell_key(row):
@@ -657,7 +673,7 @@ def run(out="bench-results", quick=False, problem_names=None, solvers=None, time
         if dask:  # connected (or a clear error) before the folder is touched
             _dask_client(dask, stack)
             stack.enter_context(joblib.parallel_config(backend="dask"))
-        folder = stack.enter_context(StudyFolder(out, identity, check_row))
+        folder = stack.enter_context(_folder(out, identity))
         done = _index(folder.rows())
         cells, skipped = plan(problem_names, solvers, quick, repeat, allow_hook_files)
         todo = [c for c in (_pending(c, done.get(c.key, {}), retry) for c in cells) if c is not None]
