@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import tomllib
 from numbers import Integral, Real
 from pathlib import Path
@@ -94,12 +95,21 @@ def check_depth(value, what, limit=MAX_DEPTH):
     return value
 
 
+_KEY = r"""(?:[A-Za-z0-9_-]+|"[^"\n]*"|'[^'\n]*')"""
+_DEEP_DOTTED_KEY = re.compile(rf"^[ \t]*\[{{0,2}}[ \t]*{_KEY}(?:[ \t]*\.[ \t]*{_KEY}){{{MAX_DEPTH},}}", re.M)
+
+
 def load_toml(path, what) -> dict:
     """The TOML file ``path`` parsed and depth-checked; ``what`` (e.g. "problem file x.toml")
-    starts every error message."""
+    starts every error message.  A dotted key deeper than ``MAX_DEPTH`` is refused before the
+    parser builds its tables (which costs it time and memory quadratic in the depth)."""
     try:
         with open(path, "rb") as fh:
-            spec = tomllib.load(fh)
+            text = fh.read()
+        if _DEEP_DOTTED_KEY.search(text.decode("utf-8", errors="replace")):
+            raise ValueError(f"{what}: nesting deeper than {MAX_DEPTH} levels of tables/arrays "
+                             f"(a dotted key)")
+        spec = tomllib.loads(text.decode("utf-8"))
     except tomllib.TOMLDecodeError as exc:
         raise ValueError(f"{what} is not valid TOML: {exc}") from None
     except RecursionError:

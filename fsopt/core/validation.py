@@ -19,6 +19,8 @@ def validate_fit(estimator, X, y, *, accept_sparse=False, min_per_class=1):
     must then have exactly two classes.  Sparse X is accepted as CSR or CSC when ``accept_sparse``.
     """
     check_open(X)
+    if isinstance(y, (np.ndarray, list, tuple)) or hasattr(y, "to_numpy"):  # named before sklearn's checks
+        _check_label_types(np.asarray(y, dtype=object), "y")
     X, y = validate_data(estimator, X, y, accept_sparse=accept_sparse, dtype=None,
                          ensure_all_finite=False)
     tags = get_tags(estimator).classifier_tags

@@ -129,8 +129,8 @@ def _cmd_run(args, clis) -> int:
                             data_dir=args.data_dir, given_by="--irrelevant / --seed")
     else:  # the user's own file: z-scored, the method's defaults, its column names
         frame, y = load_dataset(args.data, data_dir=args.data_dir, label=args.label, as_frame=True)
-        names = [str(c) for c in frame.columns] + [f"irrelevant{i}" for i in range(args.irrelevant or 0)]
         X = add_irrelevant_features(frame.to_numpy(), args.irrelevant or 0, args.seed, what="--irrelevant")
+        names = [str(c) for c in frame.columns] + [f"irrelevant{i}" for i in range(args.irrelevant or 0)]
         problem = Problem(name=Path(args.data).name, method=args.method, path=str(args.data),
                           description=f"{args.data} (z-scored)",
                           data={"dataset": str(args.data), "standardize": True},

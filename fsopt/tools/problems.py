@@ -77,8 +77,12 @@ class Problem:
         if not isinstance(spec.get("params", {}), dict):
             raise ValueError(f"{where}: params must be a table ([data.params])")
         kwargs = dict(spec.get("params", {}), **params)
-        k = _within(where, check_count, spec.get("n_irrelevant", 0) if n_irrelevant is None else n_irrelevant,
-                    "n_irrelevant")
+        if "random_state" in kwargs:
+            raise ValueError(f"{where}: random_state belongs in [data], not among the generator's parameters")
+        if "n_irrelevant" in kwargs and "n_irrelevant" in spec:
+            raise ValueError(f"{where}: n_irrelevant is given twice, in [data] and in [data.params]; keep one")
+        declared = kwargs.pop("n_irrelevant", spec.get("n_irrelevant", 0))
+        k = _within(where, check_count, declared if n_irrelevant is None else n_irrelevant, "n_irrelevant")
         seed = spec.get("random_state") if random_state is None else random_state
         if seed is not None:
             _within(where, check_count, seed, "random_state")
