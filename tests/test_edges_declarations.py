@@ -380,6 +380,17 @@ def test_a_generator_argument_is_checked_before_any_allocation(func, kwargs, err
     refused(lambda: func(**kwargs), error, field)
 
 
+def test_a_tera_size_is_refused_in_milliseconds(problem_dir):
+    declare(problem_dir, SPIRAL + f"n_irrelevant = {TERA}\n")
+    problem = get_problem("edge")
+    for call in (problem.load, lambda: make_spiral(230, TERA), lambda: add_irrelevant_features(np.ones((460, 2)), TERA),
+                 lambda: problem.check_size(n_irrelevant=TERA)):
+        t0 = time.perf_counter()
+        with pytest.raises(ValueError, match="memory"):
+            call()
+        assert time.perf_counter() - t0 < 0.05
+
+
 def test_numpy_integers_are_integers():
     X, y = make_spiral(np.int64(5), np.int32(3), random_state=np.int64(0))
     assert X.shape == (10, 5)
@@ -439,11 +450,26 @@ def test_run_on_a_bad_data_file_is_one_line_naming_it(capsys, tmp_path, content,
 
 @pytest.mark.parametrize("args, fragment", [(["--repeat", "0"], "repeat"), (["--timeout", "nan"], "timeout"),
                                             (["--timeout", "inf"], "timeout"), (["--jobs", "0"], "n_jobs"),
-                                            (["--shift", "-1"], "shift"), (["--retry", "optimal"], "retry")])
+                                            (["--shift", "-1"], "shift"), (["--retry", "optimal"], "retry"),
+                                            (["--repeat", str(TERA)], "repeat"), (["--jobs", str(TERA)], "n_jobs"),
+                                            (["--jobs", str(-TERA)], "n_jobs")])
 def test_bench_flags_out_of_bounds_exit_2_before_the_folder_exists(capsys, tmp_path, args, fragment):
     out = tmp_path / "out"
     code, err, _ = cli(capsys, "bench", "--quick", "--out", str(out), "--problem", "spiral", *args)
     assert code == 2 and fragment in err and not out.exists()
+
+
+@pytest.mark.parametrize("flag, value", [("--splits", str(TERA)), ("--splits", "0"), ("--splits", "x"),
+                                         ("--null", str(TERA)), ("--null", "-1"), ("--jobs", str(TERA)),
+                                         ("--jobs", "-2"), ("--seed", "-1"), ("--seed", str(2**32))])
+def test_experiment_counts_out_of_bounds_exit_2_naming_the_flag(capsys, tmp_path, flag, value):
+    out = tmp_path / "out"
+    t0 = time.perf_counter()
+    with pytest.raises(SystemExit) as info:
+        main(["experiment", "nmmkl-uci", "--data", "sonar", "--quick", "--out", str(out), flag, value])
+    err = capsys.readouterr().err
+    assert info.value.code == 2 and f"argument {flag}" in err.splitlines()[-1] and value in err
+    assert time.perf_counter() - t0 < 5 and not out.exists()
 
 
 # --- [bench] tables ----------------------------------------------------------------------------

@@ -19,6 +19,7 @@ from numbers import Integral, Real
 from pathlib import Path
 
 MAX_DEPTH = 32  # tables and arrays within each other; fsopt's own declarations use at most 3
+MAX_JOBS = 1024  # parallel workers a run may ask for (joblib takes a C int; more is a typo)
 
 
 def available_memory() -> int:

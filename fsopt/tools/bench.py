@@ -50,6 +50,7 @@ import numpy as np
 
 from ..core import plugins
 from ..core import status as st
+from ..core.limits import MAX_JOBS
 from .study_folder import StudyFolder
 
 COLUMNS = ["problem", "kind", "size", "solver", "repetition", "budget", "tol", "max_iter", "status",
@@ -61,6 +62,7 @@ DEFAULT_TOLERANCES = {False: [1e-2, 1e-4, 1e-6, 1e-8], True: [1e-2, 1e-4, 1e-6]}
 # repetitions of the default solve, by quick: a median of 5 was within 2.8 % (typically) and 13 %
 # (90th percentile) of the median of 9 on a busy machine, 7 no better (benchmarks/repeat_spread.py)
 DEFAULT_REPEAT = {False: 5, True: 1}
+MAX_REPEAT = 1000  # repetitions of one solve (each a fresh build, compile and solve)
 
 
 @dataclass(frozen=True)
@@ -180,7 +182,7 @@ def _check_bench_table(problem):
 
 def _instance(problem, size, allow_hook_files=False):
     bench = problem.extra["bench"]
-    X, y = problem.load(**{bench.get("size", "n_irrelevant"): int(size)})
+    X, y = problem.load(**{bench.get("size", "n_irrelevant"): int(size)}, given_by="[bench] sizes")
     return _hook(problem, allow_hook_files)(problem, X, y)
 
 
@@ -518,10 +520,10 @@ def _check_arguments(timeout, repeat, n_jobs, shift):
         raise ValueError(f"shift must be a finite number of seconds >= 0; got {shift!r}")
     if not isinstance(timeout, (int, float)) or not math.isfinite(timeout) or timeout <= 0:
         raise ValueError(f"timeout must be a positive number of seconds; got {timeout!r}")
-    if isinstance(repeat, bool) or not isinstance(repeat, int) or repeat < 1:
-        raise ValueError(f"repeat must be an integer >= 1; got {repeat!r}")
-    if isinstance(n_jobs, bool) or not isinstance(n_jobs, int) or n_jobs == 0:
-        raise ValueError(f"n_jobs must be a nonzero integer (-1: all cores); got {n_jobs!r}")
+    if isinstance(repeat, bool) or not isinstance(repeat, int) or not 1 <= repeat <= MAX_REPEAT:
+        raise ValueError(f"repeat must be an integer >= 1 (at most {MAX_REPEAT}); got {repeat!r}")
+    if isinstance(n_jobs, bool) or not isinstance(n_jobs, int) or n_jobs == 0 or abs(n_jobs) > MAX_JOBS:
+        raise ValueError(f"n_jobs must be a nonzero integer (-1: all cores; at most {MAX_JOBS}); got {n_jobs!r}")
 
 
 RETRYABLE = st.STATUSES - st.SUCCESS - {st.SKIPPED}

@@ -91,7 +91,8 @@ class Problem:
             kwargs = _arguments(func, kwargs, k, seed, where)
             shape = getattr(func, "data_shape", None)
             if shape is not None:
-                rows, cols = _within(where, shape, **{name: kwargs[name] for name in inspect.signature(shape).parameters})
+                sizes = {name: kwargs[name] for name in inspect.signature(shape).parameters}
+                rows, cols = _within(where, shape, **sizes)
                 if "n_irrelevant" not in kwargs:
                     _within(where, check_memory, rows, cols + k, f"n_irrelevant = {k}")
             if not draw:
@@ -148,7 +149,7 @@ def _arguments(func, kwargs, k, seed, where) -> dict:
     takes them, the defaults filled in; a TypeError naming the file and any unknown parameter."""
     accepted = inspect.signature(func).parameters
     unknown = sorted(set(kwargs) - set(accepted))
-    if unknown:
+    if unknown and not any(p.kind == p.VAR_KEYWORD for p in accepted.values()):
         raise TypeError(f"{where}: {', '.join(map(repr, unknown))} is not a parameter of the generator "
                         f"{func.__name__}; it takes {', '.join(accepted)}")
     if "random_state" in accepted:
