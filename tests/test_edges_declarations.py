@@ -236,6 +236,15 @@ def test_a_problem_file_that_is_too_deep_or_not_a_declaration_names_the_file(pro
     refused(problems, ValueError, path, seconds=3.0)
 
 
+def test_a_problem_file_that_is_a_folder_or_too_large_names_the_file(problem_dir):
+    (problem_dir / "folder.toml").mkdir()
+    refused(problems, ValueError, problem_dir / "folder.toml", "cannot be read")
+    (problem_dir / "folder.toml").rmdir()
+    path = problem_dir / "big.toml"
+    path.write_text('method = "logo"\n' + "# padding\n" * (limits.MAX_DECLARATION_BYTES // 10 + 1))
+    refused(problems, ValueError, path, "larger than", peak_mb=64 + limits.MAX_DECLARATION_BYTES / 2**20)
+
+
 def test_fsopt_s_own_problem_files_are_within_the_depth_bound():
     assert {"spiral", "nmmkl_toy", "lfs_synthetic"} <= set(problems())
 

@@ -6,7 +6,8 @@
 - :func:`check_memory`: a float64 array of ``rows × cols`` must fit in the memory this machine has
   available (:func:`available_memory`), else a ValueError naming the field, before allocation;
 - :func:`load_toml`, :func:`load_json`: a parsed declaration whose nesting is at most
-  ``MAX_DEPTH`` deep; any parse error, too deep a nesting included, is a ValueError naming the file.
+  ``MAX_DEPTH`` deep (a TOML file: at most ``MAX_DECLARATION_BYTES``); any parse or read error,
+  too deep a nesting included, is a ValueError naming the file.
 """
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from numbers import Integral, Real
 from pathlib import Path
 
 MAX_DEPTH = 32  # tables and arrays within each other; fsopt's own declarations use at most 3
+MAX_DECLARATION_BYTES = 2**24  # a problem file or solver profile (fsopt's own: under 2 KiB)
 MAX_JOBS = 1024  # parallel workers a run may ask for (joblib takes a C int; more is a typo)
 
 
@@ -106,7 +108,10 @@ def load_toml(path, what) -> dict:
     parser builds its tables (which costs it time and memory quadratic in the depth)."""
     try:
         with open(path, "rb") as fh:
-            text = fh.read()
+            text = fh.read(MAX_DECLARATION_BYTES + 1)
+        if len(text) > MAX_DECLARATION_BYTES:
+            raise ValueError(f"{what}: larger than {size_text(MAX_DECLARATION_BYTES)}; a declaration is "
+                             f"a short text file")
         if _DEEP_DOTTED_KEY.search(text.decode("utf-8", errors="replace")):
             raise ValueError(f"{what}: nesting deeper than {MAX_DEPTH} levels of tables/arrays "
                              f"(a dotted key)")
@@ -117,6 +122,8 @@ def load_toml(path, what) -> dict:
         raise ValueError(f"{what}: nesting deeper than {MAX_DEPTH} levels of tables/arrays") from None
     except UnicodeDecodeError as exc:
         raise ValueError(f"{what} is not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    except OSError as exc:
+        raise ValueError(f"{what} cannot be read ({exc.strerror or exc})") from None
     return check_depth(spec, what)
 
 
