@@ -19,7 +19,7 @@ def validate_fit(estimator, X, y, *, accept_sparse=False, min_per_class=1):
     must then have exactly two classes.  Sparse X is accepted as CSR or CSC when ``accept_sparse``.
     """
     check_open(X)
-    if isinstance(y, (np.ndarray, list, tuple)) or hasattr(y, "to_numpy"):  # named before sklearn's checks
+    if isinstance(y, (list, tuple)) or getattr(y, "dtype", None) == object:  # named before sklearn's checks
         _check_label_types(np.asarray(y, dtype=object), "y")
     X, y = validate_data(estimator, X, y, accept_sparse=accept_sparse, dtype=None,
                          ensure_all_finite=False)
@@ -121,17 +121,18 @@ def _check_label_types(y, what):
     "Unknown label type: unknown"."""
     if y.dtype != object or y.ndim != 1:
         return
+    types = set(map(type, y.tolist()))
+    if len(types) == 1 and issubclass(types.pop(), (str, numbers.Integral)):  # the common case, fast
+        return
     kinds = np.frompyfunc(_label_kind, 1, 1)(y)
     missing = np.flatnonzero(kinds == "missing")
     if missing.size:
         raise ValueError(f"{what} has a missing label (None or NaN) at row {missing[0]}")
-    found = {}
-    for row, kind in enumerate(kinds):
-        found.setdefault(kind, row)
-        if len(found) > 1:
-            (a, i), (b, j) = found.items()
-            raise TypeError(f"{what} mixes label types: {y[i]!r} ({a}) at row {i} and {y[j]!r} ({b}) "
-                            f"at row {j}; give every label the same type (e.g. all strings)")
+    other = np.flatnonzero(kinds != kinds[0]) if kinds.size else []
+    if len(other):
+        j = int(other[0])
+        raise TypeError(f"{what} mixes label types: {y[0]!r} ({kinds[0]}) at row 0 and {y[j]!r} "
+                        f"({kinds[j]}) at row {j}; give every label the same type (e.g. all strings)")
 
 
 def _label_kind(value) -> str:
