@@ -568,6 +568,15 @@ def test_a_row_a_retry_replaces_is_read_last_one_winning(tmp_path, rows):
     assert [r["status"] for cell in logged.values() for r in cell.values()][-1] == rows[-1]["status"]
 
 
+@pytest.mark.parametrize("status", ["timeout", "error"])
+def test_a_replaceable_row_repeated_byte_for_byte_is_read_once_with_a_notice(tmp_path, capsys, status):
+    path = write_log(tmp_path / "out", [log_row(status, reason="the same"), log_row("optimal", "SCS"),
+                                        log_row(status, reason="the same")])
+    logged = bench.read_log(path)
+    assert sum(len(cell) for cell in logged.values()) == 2
+    assert f"{path}: line 3 repeats line 1 exactly" in capsys.readouterr().err
+
+
 @pytest.mark.parametrize("line", ["[" * 100000 + "]" * 100000, '{"a": ' * 5000 + "1" + "}" * 5000,
                                   "[" * 40 + "]" * 40, "[1, 2]", "null", "\x00\x01garbage"],
                          ids=["arrays", "objects", "arrays 40", "a list", "null", "garbage"])

@@ -27,7 +27,9 @@ memory) after one untimed warm-up solve (its wall time in ``warmup_time``).  The
 kept apart (``claim``, ``claim_confirmed``: :mod:`fsopt.tools.bench_claims`).  Every (solver, instance) pair left
 out gets a row with status ``skipped`` and the ``reason``.  Statuses come from
 :mod:`fsopt.core.status`; a solve is *solved* only when its NumPy certificate holds.  Cells already in
-``results.jsonl`` are not rerun.  Summary, plots and report: :mod:`fsopt.tools.bench_report`.
+``results.jsonl`` are not rerun; a solve logged again after a row that no run replaces (a result
+that stands, not a failure to retry) is refused, naming the file and both lines.  Every size of
+a ``[bench]`` table is checked against the memory its data need before any work.  Summary, plots and report: :mod:`fsopt.tools.bench_report`.
 """
 from __future__ import annotations
 

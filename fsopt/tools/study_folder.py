@@ -74,7 +74,8 @@ class StudyFolder:
 
     With ``key(row)``, a key may appear again in the log only after a row that
     ``replaceable(row)`` accepts (e.g. a failed solve run again): any other repeat is a row no run
-    writes, refused with the file and both line numbers."""
+    writes, refused with the file and both line numbers; a repeat of a replaceable row that is
+    byte for byte the same line is read once, with a notice."""
 
     def __init__(self, out, identity: dict, check_row, log_name="results.jsonl", what="--out",
                  key=None, replaceable=None):
@@ -137,7 +138,7 @@ class StudyFolder:
         data = self.read(self.log.name)
         lines = data.split(b"\n")
         tail = lines.pop()  # b"" when the file ends with a newline
-        rows, numbers = [], []
+        rows, sources = [], []
         for number, line in enumerate(lines, 1):
             if line.strip():
                 try:
@@ -146,11 +147,11 @@ class StudyFolder:
                     raise ValueError(f"results file {self.log}, line {number}, is not a valid row "
                                      f"({type(exc).__name__}: {exc}); move it away or choose another "
                                      f"{self.what}") from None
-                numbers.append(number)
+                sources.append((number, line))
         if tail.strip():
             try:
                 rows.append(self.check_row(load_json(tail, "the line")))
-                numbers.append(len(lines) + 1)
+                sources.append((len(lines) + 1, tail))
             except ROW_ERRORS as exc:
                 self.notices.append(f"{self.log}: dropped its last line, cut short by an interrupted run "
                                     f"({len(tail)} bytes; {type(exc).__name__}: {exc}); its row is "
@@ -161,22 +162,28 @@ class StudyFolder:
             else:
                 if repair:
                     self._append(b"\n")
-        self._check_repeats(rows, numbers)
+        self._check_repeats(rows, sources)
         return rows
 
-    def _check_repeats(self, rows, numbers):
+    def _check_repeats(self, rows, lines):
         """ValueError naming the file and both lines when a key repeats after a row that may not
-        be replaced."""
+        be replaced; a line repeating a replaceable one byte for byte is read once, with a notice."""
         if self.key is None:
             return
         last = {}
         for index, row in enumerate(rows):
             key = self.key(row)
-            if key in last and not self.replaceable(rows[last[key]]):
-                raise ValueError(f"results file {self.log}, lines {numbers[last[key]]} and {numbers[index]}: "
-                                 f"the same entry twice ({', '.join(map(str, key))}), and the first "
-                                 f"is not one a later run replaces; no run writes that: remove one "
-                                 f"of them, or choose another {self.what}")
+            if key in last:
+                (before, text), (number, again) = lines[last[key]], lines[index]
+                if not self.replaceable(rows[last[key]]):
+                    raise ValueError(f"results file {self.log}, lines {before} and {number}: the same entry "
+                                     f"twice ({', '.join(map(str, key))}), and the first is not one a later "
+                                     f"run replaces; no run writes that: remove one of them, or choose "
+                                     f"another {self.what}")
+                if text.strip() == again.strip():
+                    self.notices.append(f"{self.log}: line {number} repeats line {before} exactly (a retry "
+                                        f"that ended the same way, or a copied line); read once")
+                    notice(self.notices[-1])
             last[key] = index
 
     def append(self, rows, default=str):
