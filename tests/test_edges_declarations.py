@@ -166,6 +166,17 @@ def test_a_data_set_that_is_not_a_name_is_refused(problem_dir, value, error):
     refused(lambda: get_problem("edge").load(), error, path, "dataset", "string")
 
 
+@pytest.mark.parametrize("value", ["nosuch", "nosuch.csv", "sub/nosuch.csv"])
+def test_a_data_set_that_does_not_exist_lists_the_known_names(problem_dir, value):
+    path = dataset_problem(problem_dir, value)
+    refused(lambda: get_problem("edge").load(), ValueError, path, repr(value), "no such data set", "sonar")
+
+
+def test_a_data_set_with_generator_parameters_is_refused(problem_dir):
+    path = declare(problem_dir, 'method = "lfs"\n[data]\ndataset = "sonar"\n[data.params]\nn_per_class = 5\n')
+    refused(lambda: get_problem("edge").load(), ValueError, path, "n_per_class", "[data.params] is for a generator")
+
+
 @pytest.mark.parametrize("value", ["beside.csv", "sub/below.csv", "./beside.csv", "link_in.csv", "sonar", "wdbc"])
 def test_a_data_set_beside_below_or_packaged_is_read(problem_dir, value):
     (problem_dir / "sub").mkdir()

@@ -101,8 +101,9 @@ class Problem:
                 return _within(where, func, **kwargs)
             X, y = _within(where, func, **kwargs)
         elif "dataset" in spec:
-            if params:
-                raise ValueError(f"{where}: a data set takes no generator parameters {params}")
+            if kwargs:
+                raise ValueError(f"{where}: a data set takes no generator parameters; got "
+                                 f"{', '.join(sorted(kwargs))} ([data.params] is for a generator)")
             source = self._dataset_source(spec["dataset"], data_dir, where)
             X, y = _within(where, load_dataset, source, data_dir=data_dir)
             if not draw:
@@ -132,6 +133,11 @@ class Problem:
                              f"places; a problem's data set is 'wdbc', a name in the data directories "
                              f"({', '.join(map(str, data_dirs))}; $FSOPT_DATA), or a file beside the problem "
                              f"file or below its folder {folder} (never above it)")
+        if not target.is_file():
+            known = ", ".join(sorted(available_datasets(data_dir))) or "none"
+            raise ValueError(f"{where} dataset = {value!r}: no such data set: not a name in the data "
+                             f"directories ({', '.join(map(str, data_dirs))}; known: {known}, plus 'wdbc'), "
+                             f"and no file {target}")
         return target
 
 
