@@ -26,12 +26,12 @@ import inspect
 import math
 import os
 import threading
-import tomllib
 from dataclasses import dataclass, field
 from numbers import Integral, Real
 from pathlib import Path
 
 from . import plugins
+from .limits import check_count, check_real, load_toml
 from .parts import UnreadablePart
 
 LP, SOC, EXP = "LP", "SOC", "EXP"
@@ -456,12 +456,7 @@ def profiles() -> dict[str, Profile]:
 def _read_profiles(paths) -> dict[str, Profile]:
     found = {}
     for path in paths:
-        try:
-            with open(path, "rb") as fh:
-                spec = tomllib.load(fh)
-        except tomllib.TOMLDecodeError as exc:
-            raise ValueError(f"solver profile {path} is not valid TOML: {exc}") from None
-        prof = _check_profile(spec, path)
+        prof = _check_profile(load_toml(path, f"solver profile {path}"), path)
         if prof.name.lower() in found:
             raise ValueError(f"solver profile {path}: name {prof.name!r} is already the profile of "
                              f"{found[prof.name.lower()].path}; give it another name")
@@ -494,7 +489,36 @@ def _check_profile(spec, path) -> Profile:
             backend.check_options(prof.options)
         except (ValueError, TypeError) as exc:
             raise ValueError(f"{where}, [options]: {exc}") from None
+    _check_profile_numbers(prof.options, where)
     return prof
+
+
+PROFILE_INT_LIMIT = 2**31 - 1  # the largest integer option every backend takes (32-bit C ints)
+
+
+def _check_profile_numbers(options, where, table="options"):
+    """ValueError naming the field of a number a solver cannot take: ``max_iter`` an integer in
+    [1, 2³¹ − 1], ``tol`` in (0, 1), a time limit ≥ 0, every number finite, every integer within
+    ± (2³¹ − 1); nested tables (e.g. ``[options.highs_options]``) included."""
+    for key, value in options.items():
+        field = f"{where}, [{table}] {key}"
+        if isinstance(value, dict):
+            _check_profile_numbers(value, where, f"{table}.{key}")
+        elif key == "max_iter":
+            if check_count(value, field, minimum=1) > PROFILE_INT_LIMIT:
+                raise ValueError(f"{field} = {value}: above {PROFILE_INT_LIMIT}, the largest iteration "
+                                 f"limit the solvers take")
+        elif key == "tol":
+            if not 0 < check_real(value, field) < 1:
+                raise ValueError(f"{field} = {value!r}: must be in (0, 1)")
+        elif isinstance(value, bool) or not isinstance(value, Real):
+            continue
+        elif "time" in key.lower():
+            check_real(value, f"{field} (a time limit in seconds; omit it for none)", low=0.0)
+        elif isinstance(value, Integral) and abs(value) > PROFILE_INT_LIMIT:
+            raise ValueError(f"{field} = {value}: outside ± {PROFILE_INT_LIMIT}, the integers the solvers take")
+        else:
+            check_real(value, field)
 
 
 @dataclass(frozen=True)

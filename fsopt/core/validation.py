@@ -19,6 +19,8 @@ def validate_fit(estimator, X, y, *, accept_sparse=False, min_per_class=1):
     must then have exactly two classes.  Sparse X is accepted as CSR or CSC when ``accept_sparse``.
     """
     check_open(X)
+    if isinstance(y, (list, tuple)) or getattr(y, "dtype", None) == object:  # named before sklearn's checks
+        _check_label_types(np.asarray(y, dtype=object), "y")
     X, y = validate_data(estimator, X, y, accept_sparse=accept_sparse, dtype=None,
                          ensure_all_finite=False)
     tags = get_tags(estimator).classifier_tags
@@ -92,9 +94,11 @@ def check_data(X, y, *, min_per_class=1, binary=False):
     return _as_float(X), check_labels(y, min_per_class=min_per_class, binary=binary)
 
 
-def check_labels(y, *, min_per_class=1, binary=False, who="this method"):
-    """y as class labels: discrete (scikit-learn's check), ≥ 2 classes, binary when required, and
-    at least ``min_per_class`` samples in each class."""
+def check_labels(y, *, min_per_class=1, binary=False, who="this method", what="y"):
+    """y as class labels: no missing label, one type (numbers or strings, not both), discrete
+    (scikit-learn's check), ≥ 2 classes, binary when required, and at least ``min_per_class``
+    samples in each class; ``what`` names the labels (y, or a file's label column) in errors."""
+    _check_label_types(np.asarray(y), what)
     check_classification_targets(y)
     classes, counts = np.unique(y, return_counts=True)
     if classes.size < 2:
@@ -109,6 +113,36 @@ def check_labels(y, *, min_per_class=1, binary=False, who="this method"):
             f"each class needs at least {min_per_class}"
         )
     return y
+
+
+def _check_label_types(y, what):
+    """ValueError at a missing label (None, NaN) and TypeError when labels of several types
+    (e.g. ints and strings) are mixed, naming ``what`` and the rows, instead of scikit-learn's
+    "Unknown label type: unknown"."""
+    if y.dtype != object or y.ndim != 1:
+        return
+    types = set(map(type, y.tolist()))
+    if len(types) == 1 and issubclass(types.pop(), (str, numbers.Integral)):  # the common case, fast
+        return
+    kinds = np.frompyfunc(_label_kind, 1, 1)(y)
+    missing = np.flatnonzero(kinds == "missing")
+    if missing.size:
+        raise ValueError(f"{what} has a missing label (None or NaN) at row {missing[0]}")
+    other = np.flatnonzero(kinds != kinds[0]) if kinds.size else []
+    if len(other):
+        j = int(other[0])
+        raise TypeError(f"{what} mixes label types: {y[0]!r} ({kinds[0]}) at row 0 and {y[j]!r} "
+                        f"({kinds[j]}) at row {j}; give every label the same type (e.g. all strings)")
+
+
+def _label_kind(value) -> str:
+    if value is None or (isinstance(value, (float, np.floating)) and np.isnan(value)):
+        return "missing"
+    if isinstance(value, (str, np.str_)):
+        return "string"
+    if isinstance(value, (numbers.Real, np.bool_)):
+        return "number"
+    return type(value).__name__
 
 
 def _as_float(X, what="X"):

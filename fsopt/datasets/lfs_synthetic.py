@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core.limits import check_count, check_memory, check_real
 from ..core.validation import check_random_state_seed
 
 CLUSTERS = ("+", "◇", "o")
@@ -18,18 +19,30 @@ def make_lfs_synthetic(n_plus=25, n_diamond=25, n_circle=50, n_irrelevant=0, sep
                        random_state=None, return_clusters=False):
     """``(X, y)`` with y ∈ {1, 2} (Y1, Y2); with ``return_clusters`` also the cluster index
     (0 "+", 1 "◇", 2 "o") for :func:`expected_sets`.  Columns 0, 1 are x1, x2."""
+    _, cols = lfs_synthetic_shape(n_plus, n_diamond, n_circle, n_irrelevant)
     sizes = np.array([n_plus, n_diamond, n_circle])
-    if np.any(sizes < 1):
-        raise ValueError(f"every cluster needs at least one sample; got sizes {sizes.tolist()}")
-    if n_irrelevant < 0:
-        raise ValueError(f"n_irrelevant must be >= 0; got {n_irrelevant}")
+    separation = check_real(separation, "separation")
     rng = check_random_state_seed(random_state)
     cluster = np.repeat(np.arange(3), sizes)
     centres = np.array([[separation, 0.0], [0.0, separation], [0.0, 0.0]])
     X = np.hstack([centres[cluster] + rng.standard_normal((cluster.size, 2)),
-                   rng.standard_normal((cluster.size, int(n_irrelevant)))])
+                   rng.standard_normal((cluster.size, cols - 2))])
     y = np.where(cluster == 2, 2, 1)
     return (X, y, cluster) if return_clusters else (X, y)
+
+
+def lfs_synthetic_shape(n_plus, n_diamond, n_circle, n_irrelevant):
+    """``(rows, columns)`` of :func:`make_lfs_synthetic`'s X, the sizes checked (integers, at
+    least one sample per cluster, the memory X needs) before anything is drawn."""
+    rows = sum(check_count(n, name, minimum=1) for n, name in
+               ((n_plus, "n_plus"), (n_diamond, "n_diamond"), (n_circle, "n_circle")))
+    cols = 2 + check_count(n_irrelevant, "n_irrelevant")
+    check_memory(rows, cols, f"make_lfs_synthetic(n_plus={n_plus}, n_diamond={n_diamond}, "
+                             f"n_circle={n_circle}, n_irrelevant={n_irrelevant})")
+    return rows, cols
+
+
+make_lfs_synthetic.data_shape = lfs_synthetic_shape  # read by problem files' size checks
 
 
 def expected_sets(cluster):

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core.limits import check_count, check_memory, check_real
 from ..core.validation import check_random_state_seed
 
 
@@ -25,10 +26,11 @@ def make_spiral(n_per_class=230, n_irrelevant=0, turns=1.0, noise=0.05, random_s
     iterates wander among ~200 noise features; seeds 0–2, σ from 0.5 to 8, LBFGSB and the gradient
     path alike, 100 iterations), at λ = 2 it reaches {0, 1} in 25 iterations.
     """
-    if n_per_class < 2:
-        raise ValueError(f"n_per_class must be >= 2; got {n_per_class}")
-    if not turns > 0:
+    n, J = spiral_shape(n_per_class, n_irrelevant)
+    n_per_class, n_irrelevant = n // 2, J - 2
+    if not check_real(turns, "turns") > 0:
         raise ValueError(f"turns must be > 0; got {turns}")
+    check_real(noise, "noise", low=0.0)
     if shape not in _SHAPES:
         raise ValueError(f"shape must be one of {sorted(_SHAPES)}; got {shape!r}")
     rng = check_random_state_seed(random_state)
@@ -37,10 +39,22 @@ def make_spiral(n_per_class=230, n_irrelevant=0, turns=1.0, noise=0.05, random_s
     sign = np.repeat([1.0, -1.0], n_per_class)
     xy = sign[:, None] * np.column_stack([r * np.cos(theta), r * np.sin(theta)])
     xy += noise * rng.standard_normal(xy.shape)
-    X = np.empty((2 * n_per_class, 2 + int(n_irrelevant)))
+    X = np.empty((2 * n_per_class, 2 + n_irrelevant))
     X[:, :2] = (xy - xy.mean(axis=0)) / xy.std(axis=0)
-    rows = max(1, 2**24 // max(1, int(n_irrelevant)))  # fill in blocks: no second N×J copy
+    rows = max(1, 2**24 // max(1, n_irrelevant))  # fill in blocks: no second N×J copy
     for start in range(0, X.shape[0], rows):  # same stream as one (N, k) draw
         stop = min(X.shape[0], start + rows)
-        X[start:stop, 2:] = rng.standard_normal((stop - start, int(n_irrelevant)))
+        X[start:stop, 2:] = rng.standard_normal((stop - start, n_irrelevant))
     return X, sign.astype(int)
+
+
+def spiral_shape(n_per_class, n_irrelevant):
+    """``(rows, columns)`` of :func:`make_spiral`'s X, the sizes checked (integers, bounds, the
+    memory X needs) before anything is drawn."""
+    rows = 2 * check_count(n_per_class, "n_per_class", minimum=2)
+    cols = 2 + check_count(n_irrelevant, "n_irrelevant")
+    check_memory(rows, cols, f"make_spiral(n_per_class={n_per_class}, n_irrelevant={n_irrelevant})")
+    return rows, cols
+
+
+make_spiral.data_shape = spiral_shape  # read by problem files' size checks (fsopt.tools.problems)

@@ -27,7 +27,9 @@ memory) after one untimed warm-up solve (its wall time in ``warmup_time``).  The
 kept apart (``claim``, ``claim_confirmed``: :mod:`fsopt.tools.bench_claims`).  Every (solver, instance) pair left
 out gets a row with status ``skipped`` and the ``reason``.  Statuses come from
 :mod:`fsopt.core.status`; a solve is *solved* only when its NumPy certificate holds.  Cells already in
-``results.jsonl`` are not rerun.  Summary, plots and report: :mod:`fsopt.tools.bench_report`.
+``results.jsonl`` are not rerun; a solve logged again after a row that no run replaces (a result
+that stands, not a failure to retry) is refused, naming the file and both lines.  Every size of
+a ``[bench]`` table is checked against the memory its data need before any work.  Summary, plots and report: :mod:`fsopt.tools.bench_report`.
 """
 from __future__ import annotations
 
@@ -50,6 +52,7 @@ import numpy as np
 
 from ..core import plugins
 from ..core import status as st
+from ..core.limits import MAX_JOBS
 from .study_folder import StudyFolder
 
 COLUMNS = ["problem", "kind", "size", "solver", "repetition", "budget", "tol", "max_iter", "status",
@@ -61,6 +64,7 @@ DEFAULT_TOLERANCES = {False: [1e-2, 1e-4, 1e-6, 1e-8], True: [1e-2, 1e-4, 1e-6]}
 # repetitions of the default solve, by quick: a median of 5 was within 2.8 % (typically) and 13 %
 # (90th percentile) of the median of 9 on a busy machine, 7 no better (benchmarks/repeat_spread.py)
 DEFAULT_REPEAT = {False: 5, True: 1}
+MAX_REPEAT = 1000  # repetitions of one solve (each a fresh build, compile and solve)
 
 
 @dataclass(frozen=True)
@@ -172,11 +176,15 @@ def _check_bench_table(problem):
     for key in ("size", "reference", "subproblems"):
         if key in bench and not isinstance(bench[key], str):
             raise ValueError(f"{where} {key} = {bench[key]!r}: must be a string")
+    knob = bench.get("size", "n_irrelevant")
+    for key in ("sizes", "quick_sizes"):  # the largest instance's X fits in memory, before any work
+        if key in bench:
+            problem.check_size(**{knob: max(bench[key])}, given_by=f"[bench] {key}")
 
 
 def _instance(problem, size, allow_hook_files=False):
     bench = problem.extra["bench"]
-    X, y = problem.load(**{bench.get("size", "n_irrelevant"): int(size)})
+    X, y = problem.load(**{bench.get("size", "n_irrelevant"): int(size)}, given_by="[bench] sizes")
     return _hook(problem, allow_hook_files)(problem, X, y)
 
 
@@ -514,10 +522,10 @@ def _check_arguments(timeout, repeat, n_jobs, shift):
         raise ValueError(f"shift must be a finite number of seconds >= 0; got {shift!r}")
     if not isinstance(timeout, (int, float)) or not math.isfinite(timeout) or timeout <= 0:
         raise ValueError(f"timeout must be a positive number of seconds; got {timeout!r}")
-    if isinstance(repeat, bool) or not isinstance(repeat, int) or repeat < 1:
-        raise ValueError(f"repeat must be an integer >= 1; got {repeat!r}")
-    if isinstance(n_jobs, bool) or not isinstance(n_jobs, int) or n_jobs == 0:
-        raise ValueError(f"n_jobs must be a nonzero integer (-1: all cores); got {n_jobs!r}")
+    if isinstance(repeat, bool) or not isinstance(repeat, int) or not 1 <= repeat <= MAX_REPEAT:
+        raise ValueError(f"repeat must be an integer >= 1 (at most {MAX_REPEAT}); got {repeat!r}")
+    if isinstance(n_jobs, bool) or not isinstance(n_jobs, int) or n_jobs == 0 or abs(n_jobs) > MAX_JOBS:
+        raise ValueError(f"n_jobs must be a nonzero integer (-1: all cores; at most {MAX_JOBS}); got {n_jobs!r}")
 
 
 RETRYABLE = st.STATUSES - st.SUCCESS - {st.SKIPPED}
@@ -593,7 +601,19 @@ def read_log(path) -> dict:
     path = Path(path)
     if not path.exists():
         return {}
-    return _index(StudyFolder(path.parent, {}, check_row, log_name=path.name).rows(repair=False))
+    return _index(_folder(path.parent, {}, log_name=path.name).rows(repair=False))
+
+
+def _folder(out, identity, **kwargs) -> StudyFolder:
+    """The study folder of a bench run: a solve may be logged again only after a row that a run
+    replaces (one with a status to retry, or one its cell's failure left out), never after a
+    result that stands."""
+    return StudyFolder(out, identity, check_row, key=lambda row: (*_cell_key(row), *_solve_key(row)),
+                       replaceable=_replaceable, **kwargs)
+
+
+def _replaceable(row) -> bool:
+    return row["status"] in RETRYABLE or (row["status"] == st.SKIPPED and row["reason"].startswith(NOT_RUN))
 
 
 def _cell_key(row):
@@ -657,7 +677,7 @@ def run(out="bench-results", quick=False, problem_names=None, solvers=None, time
         if dask:  # connected (or a clear error) before the folder is touched
             _dask_client(dask, stack)
             stack.enter_context(joblib.parallel_config(backend="dask"))
-        folder = stack.enter_context(StudyFolder(out, identity, check_row))
+        folder = stack.enter_context(_folder(out, identity))
         done = _index(folder.rows())
         cells, skipped = plan(problem_names, solvers, quick, repeat, allow_hook_files)
         todo = [c for c in (_pending(c, done.get(c.key, {}), retry) for c in cells) if c is not None]

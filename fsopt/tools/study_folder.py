@@ -29,6 +29,8 @@ import os
 import sys
 from pathlib import Path
 
+from ..core.limits import load_json
+
 NOFOLLOW = os.O_NOFOLLOW | os.O_CLOEXEC
 ROW_ERRORS = (ValueError, KeyError, TypeError, AttributeError)
 
@@ -68,11 +70,18 @@ class StudyFolder:
     """``out`` holding one study (``identity``, a JSON-able dict) and its log ``log_name``
     (JSON lines, each checked by ``check_row(row) -> row`` when read back; ``check_row`` raises
     ValueError, KeyError or TypeError for a row that is not valid).  ``notices`` lists what
-    reading the log repaired (also printed on stderr)."""
+    reading the log repaired (also printed on stderr).
 
-    def __init__(self, out, identity: dict, check_row, log_name="results.jsonl", what="--out"):
+    With ``key(row)``, a key may appear again in the log only after a row that
+    ``replaceable(row)`` accepts (e.g. a failed solve run again): any other repeat is a row no run
+    writes, refused with the file and both line numbers; a repeat of a replaceable row that is
+    byte for byte the same line is read once, with a notice."""
+
+    def __init__(self, out, identity: dict, check_row, log_name="results.jsonl", what="--out",
+                 key=None, replaceable=None):
         self.path, self.identity, self.check_row = Path(out), identity, check_row
         self.log, self.what, self.notices, self._lock = self.path / log_name, what, [], None
+        self.key, self.replaceable = key, replaceable
 
     def __enter__(self):
         check_out(self.path, self.what)
@@ -103,7 +112,9 @@ class StudyFolder:
             self.write("study.json", (json.dumps(self.identity, indent=1, sort_keys=True) + "\n").encode())
             return
         try:
-            stored = json.loads(self.read("study.json"))
+            stored = load_json(self.read("study.json"), str(stored_path))
+            if not isinstance(stored, dict):
+                raise ValueError(f"holds {type(stored).__name__}, not a JSON object")
         except (OSError, ValueError) as exc:
             raise ValueError(f"{self.what} {self.path}: {stored_path} is not readable study metadata "
                              f"({exc}); move it away or choose another {self.what}") from None
@@ -127,18 +138,20 @@ class StudyFolder:
         data = self.read(self.log.name)
         lines = data.split(b"\n")
         tail = lines.pop()  # b"" when the file ends with a newline
-        rows = []
+        rows, sources = [], []
         for number, line in enumerate(lines, 1):
             if line.strip():
                 try:
-                    rows.append(self.check_row(json.loads(line)))
+                    rows.append(self.check_row(load_json(line, "the line")))
                 except ROW_ERRORS as exc:
                     raise ValueError(f"results file {self.log}, line {number}, is not a valid row "
                                      f"({type(exc).__name__}: {exc}); move it away or choose another "
                                      f"{self.what}") from None
+                sources.append((number, line))
         if tail.strip():
             try:
-                rows.append(self.check_row(json.loads(tail)))
+                rows.append(self.check_row(load_json(tail, "the line")))
+                sources.append((len(lines) + 1, tail))
             except ROW_ERRORS as exc:
                 self.notices.append(f"{self.log}: dropped its last line, cut short by an interrupted run "
                                     f"({len(tail)} bytes; {type(exc).__name__}: {exc}); its row is "
@@ -149,7 +162,29 @@ class StudyFolder:
             else:
                 if repair:
                     self._append(b"\n")
+        self._check_repeats(rows, sources)
         return rows
+
+    def _check_repeats(self, rows, lines):
+        """ValueError naming the file and both lines when a key repeats after a row that may not
+        be replaced; a line repeating a replaceable one byte for byte is read once, with a notice."""
+        if self.key is None:
+            return
+        last = {}
+        for index, row in enumerate(rows):
+            key = self.key(row)
+            if key in last:
+                (before, text), (number, again) = lines[last[key]], lines[index]
+                if not self.replaceable(rows[last[key]]):
+                    raise ValueError(f"results file {self.log}, lines {before} and {number}: the same entry "
+                                     f"twice ({', '.join(map(str, key))}), and the first is not one a later "
+                                     f"run replaces; no run writes that: remove one of them, or choose "
+                                     f"another {self.what}")
+                if text.strip() == again.strip():
+                    self.notices.append(f"{self.log}: line {number} repeats line {before} exactly (a retry "
+                                        f"that ended the same way, or a copied line); read once")
+                    notice(self.notices[-1])
+            last[key] = index
 
     def append(self, rows, default=str):
         """Append ``rows`` as whole JSON lines in one write, then fsync."""
