@@ -32,7 +32,7 @@ from numbers import Integral, Real
 from pathlib import Path
 
 from . import plugins
-from .parts import UnreadablePart
+from .parts import UnreadablePart, parts_refusal
 
 LP, SOC, EXP = "LP", "SOC", "EXP"
 COMMON_OPTIONS = frozenset({"tol", "max_iter", "verbose"})
@@ -129,6 +129,9 @@ class NativeBackend(Backend):
 
     Subclasses implement ``supports(subproblem)`` and
     ``solve(subproblem, tol, max_iter, verbose, **options) -> (solution, status, iterations)``.
+    A subproblem whose loss is not smooth (:func:`fsopt.core.parts.nonsmooth_reason`) is refused
+    before ``supports`` is asked, naming smoothness, unless the backend declares
+    ``takes_nonsmooth = True`` (its answers are then certified by a duality gap).
 
     Examples
     --------
@@ -149,6 +152,7 @@ class NativeBackend(Backend):
     """
 
     native = True
+    takes_nonsmooth = False  # natives follow gradients: a loss that is not smooth is refused
 
     def can_solve(self, subproblem) -> bool:
         return self.supports(subproblem)
@@ -577,7 +581,8 @@ def _check_capable(name, backend, subproblem, probed=PROBED):
     why = (f". {backend.name} read the parts it needs from the {type(subproblem).__name__} {probed}, "
            f"to refuse a solver that cannot take it before any work") if backend.native else ""
     try:
-        capable = backend.can_solve(subproblem)
+        refused = parts_refusal(subproblem, backend)  # smoothness and the generic methods' parts first
+        capable = not refused and backend.can_solve(subproblem)
     except UnreadablePart as exc:
         raise TypeError(f"solver {name!r}: cannot tell whether it can solve {subproblem.describe()}: "
                         f"{exc}{why}; a part must be readable then (e.g. n_features returning None "
@@ -585,7 +590,7 @@ def _check_capable(name, backend, subproblem, probed=PROBED):
     if not capable:
         raise ValueError(
             f"solver {name!r} cannot solve {subproblem.describe()} (needs {subproblem.cone} cones "
-            f"or a native method for it{_refusal(backend, subproblem)}); "
+            f"or a native method for it{_refusal(backend, subproblem, refused)}); "
             f"suitable installed solvers: {', '.join(_usable_for(subproblem))}{why}"
         )
 
@@ -610,8 +615,8 @@ def as_resolved(solver, subproblem=None, solver_options=None) -> ResolvedSolver:
     return resolve_solver(solver, subproblem, solver_options)
 
 
-def _refusal(backend, subproblem) -> str:
-    reason = backend.refusal(subproblem) if backend.native else ""
+def _refusal(backend, subproblem, refused="") -> str:
+    reason = refused or (backend.refusal(subproblem) if backend.native else "")
     return f": {reason}" if reason else ""
 
 
@@ -624,7 +629,7 @@ def _usable_for(subproblem) -> list[str]:
 
 def _suggestable(backend, subproblem) -> bool:
     try:
-        return backend.can_solve(subproblem)
+        return not parts_refusal(subproblem, backend) and backend.can_solve(subproblem)
     except UnreadablePart:
         return False
 
