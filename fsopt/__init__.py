@@ -14,7 +14,8 @@ _HOMES = {  # public name -> the module defining it
     "FixedPointDriver": "core.driver", "FixedPointMethod": "core.driver", "Step": "core.driver",
     "SolverFailed": "core.exceptions", "SolverWarning": "core.exceptions",
     "FitCertificate": "core.fit_certificate",
-    "LogisticMarginLoss": "core.parts", "MarginLoss": "core.parts", "NonnegElasticNet": "core.parts",
+    "LogisticMarginLoss": "core.parts", "HingeMarginLoss": "core.parts",
+    "SquaredHingeMarginLoss": "core.parts", "MarginLoss": "core.parts", "NonnegElasticNet": "core.parts",
     "NonnegGroupL1": "core.parts", "NonnegL1": "core.parts", "NonnegL1Ball": "core.parts",
     "Penalty": "core.parts",
     "Backend": "core.solvers", "NativeBackend": "core.solvers", "register_backend": "core.solvers",
@@ -26,7 +27,7 @@ _SUBPACKAGES = {"core", "datasets", "logo", "nmmkl", "lfs", "tools"}
 __all__ = ["LOGO", "NMMKL", "LFS", "GarroteLogistic", "FixedPointDriver", "FixedPointMethod",
            "Step", "SolverFailed", "SolveRecord", "Subproblem", "Backend", "NativeBackend",
            "register_backend", "check", "planted_bug", "patch", "probe", "wrap_backend", "blind_certificate",
-           "Margins", "Outcome", "draws", "LogisticMarginLoss", "Penalty",
+           "Margins", "Outcome", "draws", "LogisticMarginLoss", "HingeMarginLoss", "SquaredHingeMarginLoss", "Penalty",
            "NonnegL1", "NonnegElasticNet", "NonnegL1Ball", "NonnegGroupL1", "MarginLoss", "MarginGarrote",
            "FitCertificate", "SolverWarning"]
 
