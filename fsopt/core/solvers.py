@@ -69,7 +69,8 @@ class Backend:
         return None
 
     def can_solve(self, subproblem) -> bool:
-        """Whether this backend can solve ``subproblem`` (a cvxpy backend: by its cone class).
+        """Whether this backend can solve ``subproblem`` (a cvxpy backend: by its cone class, and
+        the parts its generic model and certificate read: :func:`fsopt.core.parts.parts_refusal`).
 
         Parameters
         ----------
@@ -80,7 +81,7 @@ class Backend:
         -------
         bool
         """
-        return subproblem.cone in self.cones
+        return subproblem.cone in self.cones and not parts_refusal(subproblem, self)
 
     def translate(self, tol=None, max_iter=None, verbose=False, **extra) -> dict:
         """Map fsopt's common options to this backend's arguments.
@@ -155,7 +156,7 @@ class NativeBackend(Backend):
     takes_nonsmooth = False  # natives follow gradients: a loss that is not smooth is refused
 
     def can_solve(self, subproblem) -> bool:
-        return self.supports(subproblem)
+        return not parts_refusal(subproblem, self) and self.supports(subproblem)
 
     def supports(self, subproblem) -> bool:
         """Whether this algorithm solves ``subproblem``; ask for the parts it uses (e.g.
@@ -581,8 +582,8 @@ def _check_capable(name, backend, subproblem, probed=PROBED):
     why = (f". {backend.name} read the parts it needs from the {type(subproblem).__name__} {probed}, "
            f"to refuse a solver that cannot take it before any work") if backend.native else ""
     try:
-        refused = parts_refusal(subproblem, backend)  # smoothness and the generic methods' parts first
-        capable = not refused and backend.can_solve(subproblem)
+        refused = parts_refusal(subproblem, backend)  # named first: smoothness, the generic methods' parts
+        capable = not refused and backend.can_solve(subproblem)  # (also for a can_solve of its own)
     except UnreadablePart as exc:
         raise TypeError(f"solver {name!r}: cannot tell whether it can solve {subproblem.describe()}: "
                         f"{exc}{why}; a part must be readable then (e.g. n_features returning None "
@@ -629,7 +630,7 @@ def _usable_for(subproblem) -> list[str]:
 
 def _suggestable(backend, subproblem) -> bool:
     try:
-        return not parts_refusal(subproblem, backend) and backend.can_solve(subproblem)
+        return backend.can_solve(subproblem)
     except UnreadablePart:
         return False
 

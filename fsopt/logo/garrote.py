@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.parts import (LOSS_DUAL, LogisticMarginLoss, NonnegL1, NonnegL1Ball, from_parts, hardest_cone,
-                          nonsmooth_reason)
+                          nonsmooth_reason, undeclared)
 from ..core.scaling import check_finite
 from ..core.subproblem import Subproblem
 
@@ -76,8 +76,8 @@ class MarginGarrote(Subproblem):
     def _build(self):
         """The parts' model; for a loss that is not smooth, with m = Zw a variable of its own:
         min ℓ-sum(m) + g(w) s.t. Zw − m = 0, whose dual is a claimed subgradient of the loss."""
-        if not nonsmooth_reason(self.smooth):
-            return super()._build()
+        if not nonsmooth_reason(self.smooth) or undeclared("smooth", self.smooth, ("cvxpy_margin",)):
+            return super()._build()  # (a loss on w only: its dual claim is its own dual_claim)
         import cvxpy as cp
 
         self._require_parts("a cvxpy model")
