@@ -239,6 +239,11 @@ class HingeMarginLoss(MarginLoss):
     backends only and is certified by a duality gap.  ℓ*(u) = u on [−1, 0].  With
     :class:`NonnegL1` the garrote is the LP min Σ_n t_n + λ1ᵀw, t ≥ 1 − Zw, t ≥ 0, w ≥ 0.
 
+    Parameters
+    ----------
+    Z : ndarray of shape (N, J) or None, default=None
+        The margins, one row per sample (None: set the attribute ``Z`` later).
+
     Examples
     --------
     >>> import numpy as np
@@ -271,6 +276,11 @@ class HingeMarginLoss(MarginLoss):
 class SquaredHingeMarginLoss(MarginLoss):
     """The squared hinge ℓ(m) = max(0, 1 − m)²: smooth (ℓ' = −2 max(0, 1 − m) is 2-Lipschitz).
     ℓ*(u) = u + u²/4 for u ≤ 0.
+
+    Parameters
+    ----------
+    Z : ndarray of shape (N, J) or None, default=None
+        The margins, one row per sample (None: set the attribute ``Z`` later).
 
     Examples
     --------
