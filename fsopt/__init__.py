@@ -27,7 +27,8 @@ _SUBPACKAGES = {"core", "datasets", "logo", "nmmkl", "lfs", "tools"}
 __all__ = ["LOGO", "NMMKL", "LFS", "GarroteLogistic", "FixedPointDriver", "FixedPointMethod",
            "Step", "SolverFailed", "SolveRecord", "Subproblem", "Backend", "NativeBackend",
            "register_backend", "check", "planted_bug", "patch", "probe", "wrap_backend", "blind_certificate",
-           "Margins", "Outcome", "draws", "LogisticMarginLoss", "HingeMarginLoss", "SquaredHingeMarginLoss", "Penalty",
+           "Margins", "Outcome", "draws", "LogisticMarginLoss", "Penalty",
+           "HingeMarginLoss", "SquaredHingeMarginLoss",
            "NonnegL1", "NonnegElasticNet", "NonnegL1Ball", "NonnegGroupL1", "MarginLoss", "MarginGarrote",
            "FitCertificate", "SolverWarning"]
 

@@ -32,7 +32,7 @@ A **penalty** g (its feasible set C included, g = +∞ outside C) declares
 - ``restrict(columns)``: the penalty of w[columns] with every other coordinate at 0;
 - optionally ``gradient(w)`` and ``box = (lower, upper)``: g is differentiable on C and C is that
   box — what L-BFGS-B and the gradient path's w = v² need; ``smooth`` says whether g is
-  differentiable on C (default: whether it declares ``gradient``);
+  differentiable on C (None, the default: where it declares ``gradient``);
 - for the duality gap of a non-smooth loss, ``conjugate(v)`` (g*(v) on its domain) and
   ``dual_scale(v)`` (the largest s ∈ [0, 1] with s·v in that domain, which holds 0).
 """
@@ -332,11 +332,7 @@ class Penalty:
     n_features = None  # features the penalty is defined on (None: any number)
     nonneg = True  # C ⊂ {w ≥ 0}: cvxpy_form leaves w ≥ 0 to a nonneg Variable
     cone = None  # the hardest cone of cvxpy_form ("LP", "SOC", "EXP"; None: "EXP")
-
-    @property
-    def smooth(self):
-        """Whether g is differentiable on its feasible set (default: whether it declares ``gradient``)."""
-        return _declares(self, "gradient")
+    smooth = None  # g differentiable on its feasible set: True, False, or None (where it declares gradient)
 
     def parameter(self, name, **kwargs):
         """A cvxpy Parameter holding the attribute ``name`` (refreshed by ``set_parameters``)."""
