@@ -15,7 +15,8 @@ _HOMES = {  # public name -> the module defining it
     "SolverFailed": "core.exceptions", "SolverWarning": "core.exceptions",
     "BackendFailureWarning": "core.exceptions",
     "FitCertificate": "core.fit_certificate",
-    "LogisticMarginLoss": "core.parts", "MarginLoss": "core.parts", "NonnegElasticNet": "core.parts",
+    "LogisticMarginLoss": "core.parts", "HingeMarginLoss": "core.parts",
+    "SquaredHingeMarginLoss": "core.parts", "MarginLoss": "core.parts", "NonnegElasticNet": "core.parts",
     "NonnegGroupL1": "core.parts", "NonnegL1": "core.parts", "NonnegL1Ball": "core.parts",
     "Penalty": "core.parts",
     "Backend": "core.solvers", "NativeBackend": "core.solvers", "register_backend": "core.solvers",
@@ -28,6 +29,7 @@ __all__ = ["LOGO", "NMMKL", "LFS", "GarroteLogistic", "FixedPointDriver", "Fixed
            "Step", "SolverFailed", "SolveRecord", "Subproblem", "Backend", "NativeBackend",
            "register_backend", "check", "planted_bug", "patch", "probe", "wrap_backend", "blind_certificate",
            "Margins", "Outcome", "draws", "LogisticMarginLoss", "Penalty",
+           "HingeMarginLoss", "SquaredHingeMarginLoss",
            "NonnegL1", "NonnegElasticNet", "NonnegL1Ball", "NonnegGroupL1", "MarginLoss", "MarginGarrote",
            "FitCertificate", "SolverWarning", "BackendFailureWarning"]
 

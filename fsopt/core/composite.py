@@ -73,19 +73,21 @@ def proximal_gradient(smooth, penalty, w0, tol=1e-6, max_iter=20000, stall=1000)
 
 def polish_from_parts(smooth, penalty, w0, tol=1e-9):
     """The generic native polish: L-BFGS-B when g is smooth on a box, else proximal gradient."""
-    if not undeclared("penalty", penalty, BOX_PENALTY_NEEDS):
+    if not undeclared("penalty", penalty, BOX_PENALTY_NEEDS) and getattr(penalty, "smooth", True) is not False:
         return np.clip(lbfgsb(smooth, penalty, w0, tol).x, *penalty.box)
     return proximal_gradient(smooth, penalty, w0, tol)[0]
 
 
 class PartsBackend(NativeBackend):
     """A native backend that takes any subproblem declaring the parts ``needs`` lists
-    ({"smooth": names, "penalty": names}) and otherwise names the missing ones."""
+    ({"smooth": names, "penalty": names}) and otherwise names the missing ones; one that needs
+    ``penalty.gradient`` also needs the penalty smooth on its feasible set (``penalty.smooth``).
+    A loss that is not smooth is refused before (:func:`fsopt.core.parts.parts_refusal`)."""
 
     needs = {"smooth": SMOOTH_NEEDS, "penalty": PENALTY_NEEDS}
 
     def supports(self, subproblem):
-        return not missing_parts(subproblem, **self.needs)
+        return not refusal(self.name, subproblem, self.needs)
 
     def refusal(self, subproblem):
         return refusal(self.name, subproblem, self.needs)
@@ -115,12 +117,17 @@ class ProximalGradient(PartsBackend):
 
 
 def refusal(solver, subproblem, needs) -> str:
-    """Why ``solver`` cannot take ``subproblem``: the parts it needs that are not declared."""
+    """Why ``solver`` cannot take ``subproblem``: the parts it needs that are not declared, or a
+    penalty it needs the gradient of that declares itself not smooth."""
     missing = missing_parts(subproblem, **needs)
-    if not missing:
-        return ""
-    wanted = "; ".join(f"{part}.{'/'.join(names)}" for part, names in needs.items())
-    return (f"{type(subproblem).__name__} declares no {', '.join(missing)}; {solver} needs {wanted}")
+    if missing:
+        wanted = "; ".join(f"{part}.{'/'.join(names)}" for part, names in needs.items())
+        return f"{type(subproblem).__name__} declares no {', '.join(missing)}; {solver} needs {wanted}"
+    penalty = subproblem.penalty
+    if "gradient" in needs.get("penalty", ()) and getattr(penalty, "smooth", True) is False:
+        return (f"its penalty {type(penalty).__name__} is not smooth on its feasible set (smooth = False); "
+                f"{solver} needs its gradient: use PROXGRAD (it reads the prox) or a conic solver")
+    return ""
 
 
 register_backend(ProximalGradient())

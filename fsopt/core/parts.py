@@ -7,7 +7,12 @@ a backend that needs a part the subproblem does not declare says which (:func:`m
 
 A **smooth loss** declares ``value(w)``, ``gradient(w)`` and ``n_features`` (the length of w), and
 may declare ``value_and_gradient(w)`` and ``restrict(columns)`` (the same loss on the coordinates
-``columns`` of w, every other coordinate held at 0).
+``columns`` of w, every other coordinate held at 0).  The slot is called ``smooth``, but a loss
+says whether it is (``smooth = True`` / ``False``; a :class:`MarginLoss` that says nothing is
+probed, :func:`nonsmooth_reason`).  One that is not (a hinge) goes only to the backends that take
+its cvxpy form, and is certified by a duality gap (:func:`duality_gap`) instead of a gradient:
+it then declares ``conjugate(u)`` (f = L(Aw): L*(u)), ``adjoint(u)`` (Aᵀu) and ``dual_claim(w)``
+(a u ∈ ∂L(Aw) to start from when the solver gives none).
 
 A **penalty** g (its feasible set C included, g = +∞ outside C) declares
 - ``value(w)``: g(w) for w in C;
@@ -26,7 +31,10 @@ A **penalty** g (its feasible set C included, g = +∞ outside C) declares
   then check columns one block at a time; otherwise it must pass every feature at once);
 - ``restrict(columns)``: the penalty of w[columns] with every other coordinate at 0;
 - optionally ``gradient(w)`` and ``box = (lower, upper)``: g is differentiable on C and C is that
-  box — what L-BFGS-B and the gradient path's w = v² need.
+  box — what L-BFGS-B and the gradient path's w = v² need; ``smooth`` says whether g is
+  differentiable on C (None, the default: where it declares ``gradient``);
+- for the duality gap of a non-smooth loss, ``conjugate(v)`` (g*(v) on its domain) and
+  ``dual_scale(v)`` (the largest s ∈ [0, 1] with s·v in that domain, which holds 0).
 """
 from __future__ import annotations
 
@@ -34,10 +42,17 @@ import copy
 import inspect
 
 import numpy as np
-from scipy.special import expit
+from scipy.special import expit, xlogy
 
 
 # --- smooth losses ------------------------------------------------------------------------------
+def placeholder(method):
+    """Mark a base-class method that only says a subclass must declare it: the part counts as
+    undeclared (:func:`undeclared`) until a subclass defines it."""
+    method.undeclared = True
+    return method
+
+
 class MarginLoss:
     """A loss on margins, f(w) = Σ_n ℓ(z̄_nᵀw) for an N×J margin matrix Z (LOGO's subproblems).
 
@@ -72,18 +87,34 @@ class MarginLoss:
     (2.0, [-2.0, -4.0])
     """
 
+    smooth = None
+    cone = None
+    margin_dual_domain = (-np.inf, np.inf)
+    # the pieces each derived part rests on: a part is declared when they are (:func:`undeclared`)
+    derived_from = {"value": ("margin_value",), "gradient": ("margin_derivative",),
+                    "value_and_gradient": ("margin_value", "margin_derivative"),
+                    "cvxpy_form": ("cvxpy_margin",), "conjugate": ("margin_conjugate",),
+                    "dual_claim": ("margin_derivative",)}
+
     def __init__(self, Z=None):
         self.Z = Z
         self._last = (None, None)  # (w, Zw) of the last evaluation
 
+    @placeholder
     def margin_value(self, m):
         raise NotImplementedError(f"{type(self).__name__} declares no margin_value(m)")
 
+    @placeholder
     def margin_derivative(self, m):
         raise NotImplementedError(f"{type(self).__name__} declares no margin_derivative(m)")
 
+    @placeholder
     def cvxpy_margin(self, m):
         raise NotImplementedError(f"{type(self).__name__} declares no cvxpy_margin(m)")
+
+    @placeholder
+    def margin_conjugate(self, u):
+        raise NotImplementedError(f"{type(self).__name__} declares no margin_conjugate(u)")
 
     @property
     def n_features(self):
@@ -141,6 +172,22 @@ class MarginLoss:
     def cvxpy_form(self, w):
         return self.cvxpy_margin(self.Z @ w)
 
+    def conjugate(self, u):
+        """L*(u) = Σ_n ℓ*(u_n) for u in the dual domain (the caller clips to it)."""
+        return float(np.sum(self.margin_conjugate(u)))
+
+    def adjoint(self, u):
+        """Zᵀu: the margins' dual mapped to the features."""
+        return self.Z.T @ u
+
+    def clip_dual(self, u):
+        """u moved into ``margin_dual_domain``, where ℓ* is finite."""
+        return np.clip(u, *self.margin_dual_domain)
+
+    def dual_claim(self, w):
+        """ℓ'(Zw): a subgradient of the loss at the margins of w (exact where ℓ is smooth)."""
+        return np.asarray(self.margin_derivative(self.margins(w)), dtype=float)
+
 
 class LogisticMarginLoss(MarginLoss):
     """LOGO's loss on the expected margins Z (N×J), eq. (7) without its penalty:
@@ -163,8 +210,15 @@ class LogisticMarginLoss(MarginLoss):
     [-0.5, -1.0]
     """
 
+    smooth, cone = True, "EXP"
+    margin_dual_domain = (-1.0, 0.0)
+
     def margin_value(self, m):
         return np.logaddexp(0.0, -m)
+
+    def margin_conjugate(self, u):
+        """ℓ*(u) = (−u) log(−u) + (1 + u) log(1 + u) on [−1, 0]."""
+        return xlogy(-u, -u) + xlogy(1.0 + u, 1.0 + u)
 
     def margin_derivative(self, m):
         return -expit(-m)
@@ -178,6 +232,80 @@ class LogisticMarginLoss(MarginLoss):
         import cvxpy as cp
 
         return cp.sum(cp.logistic(-m))
+
+
+class HingeMarginLoss(MarginLoss):
+    """The hinge ℓ(m) = max(0, 1 − m): not smooth (a kink at m = 1), so it goes to the conic
+    backends only and is certified by a duality gap.  ℓ*(u) = u on [−1, 0].  With
+    :class:`NonnegL1` the garrote is the LP min Σ_n t_n + λ1ᵀw, t ≥ 1 − Zw, t ≥ 0, w ≥ 0.
+
+    Parameters
+    ----------
+    Z : ndarray of shape (N, J) or None, default=None
+        The margins, one row per sample (None: set the attribute ``Z`` later).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fsopt import HingeMarginLoss, MarginGarrote, NonnegL1
+    >>> garrote = MarginGarrote(HingeMarginLoss(), NonnegL1(0.5), Z=np.array([[1.0, -0.5], [0.8, 0.2]]))
+    >>> record = garrote.solve("CLARABEL")
+    >>> record.certified, round(record.objective, 6)     # w = (1.25, 0): both margins ≥ 1
+    (True, 0.625)
+    """
+
+    smooth, cone = False, "LP"
+    margin_dual_domain = (-1.0, 0.0)
+
+    def margin_value(self, m):
+        return np.maximum(0.0, 1.0 - m)
+
+    def margin_derivative(self, m):
+        """A subgradient: −1 below the kink, 0 from it on."""
+        return -(np.asarray(m) < 1.0).astype(float)
+
+    def margin_conjugate(self, u):
+        return np.asarray(u, dtype=float)
+
+    def cvxpy_margin(self, m):
+        import cvxpy as cp
+
+        return cp.sum(cp.pos(1 - m))
+
+
+class SquaredHingeMarginLoss(MarginLoss):
+    """The squared hinge ℓ(m) = max(0, 1 − m)²: smooth (ℓ' = −2 max(0, 1 − m) is 2-Lipschitz).
+    ℓ*(u) = u + u²/4 for u ≤ 0.
+
+    Parameters
+    ----------
+    Z : ndarray of shape (N, J) or None, default=None
+        The margins, one row per sample (None: set the attribute ``Z`` later).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fsopt import SquaredHingeMarginLoss
+    >>> SquaredHingeMarginLoss(np.array([[1.0, 0.0], [0.0, 2.0]])).gradient(np.zeros(2)).tolist()
+    [-2.0, -4.0]
+    """
+
+    smooth, cone = True, "SOC"
+    margin_dual_domain = (-np.inf, 0.0)
+
+    def margin_value(self, m):
+        return np.maximum(0.0, 1.0 - m) ** 2
+
+    def margin_derivative(self, m):
+        return -2.0 * np.maximum(0.0, 1.0 - m)
+
+    def margin_conjugate(self, u):
+        return u + 0.25 * u * u
+
+    def cvxpy_margin(self, m):
+        import cvxpy as cp
+
+        return cp.sum_squares(cp.pos(1 - m))
 
 
 # --- penalties ----------------------------------------------------------------------------------
@@ -203,6 +331,8 @@ class Penalty:
     separable = True
     n_features = None  # features the penalty is defined on (None: any number)
     nonneg = True  # C ⊂ {w ≥ 0}: cvxpy_form leaves w ≥ 0 to a nonneg Variable
+    cone = None  # the hardest cone of cvxpy_form ("LP", "SOC", "EXP"; None: "EXP")
+    smooth = None  # g differentiable on its feasible set: True, False, or None (where it declares gradient)
 
     def parameter(self, name, **kwargs):
         """A cvxpy Parameter holding the attribute ``name`` (refreshed by ``set_parameters``)."""
@@ -280,6 +410,7 @@ class NonnegL1(Penalty):
     """
 
     box = (0.0, np.inf)
+    smooth, cone = True, "LP"  # linear on C
 
     def __init__(self, lam=1.0):
         self.lam = float(lam)
@@ -330,6 +461,15 @@ class NonnegL1(Penalty):
 
         return self.parameter("lam", nonneg=True) * cp.sum(w), []
 
+    def conjugate(self, v):
+        """g*(v) = sup_{w ≥ 0} (v − λ)ᵀw: 0 on its domain {v ≤ λ}."""
+        return 0.0
+
+    def dual_scale(self, v):
+        """The largest s ≤ 1 with s·v ≤ λ."""
+        top = float(np.max(v, initial=0.0))
+        return 1.0 if top <= self.lam else self.lam / top
+
 
 class NonnegElasticNet(NonnegL1):
     """g(w) = λ‖w‖₁ + (μ/2)‖w‖₂² on C = {w ≥ 0}: an elastic-net garrote.
@@ -352,6 +492,8 @@ class NonnegElasticNet(NonnegL1):
     [1.0, 0.0]
     """
 
+    cone = "SOC"
+
     def __init__(self, lam=1.0, mu=0.1):
         super().__init__(lam)
         self.mu = float(mu)
@@ -373,6 +515,14 @@ class NonnegElasticNet(NonnegL1):
 
         l1, constraints = super().cvxpy_form(w)
         return l1 + 0.5 * self.parameter("mu", nonneg=True) * cp.sum_squares(w), constraints
+
+    def conjugate(self, v):
+        """g*(v) = Σ_j max(0, v_j − λ)² / (2μ) (μ > 0; for μ = 0, ℓ1's)."""
+        excess = np.maximum(np.asarray(v) - self.lam, 0.0)
+        return float(excess @ excess) / (2.0 * self.mu) if self.mu > 0 else 0.0
+
+    def dual_scale(self, v):
+        return 1.0 if self.mu > 0 else super().dual_scale(v)
 
 
 class NonnegL1Ball(Penalty):
@@ -397,6 +547,7 @@ class NonnegL1Ball(Penalty):
     """
 
     separable = False
+    smooth, cone = True, "LP"  # g = 0 on C
 
     def __init__(self, beta=1.0):
         self.beta = float(beta)
@@ -433,6 +584,13 @@ class NonnegL1Ball(Penalty):
 
         return cp.Constant(0.0), [cp.sum(w) <= self.parameter("beta", nonneg=True)]
 
+    def conjugate(self, v):
+        """g*(v) = sup_{w ≥ 0, Σw ≤ β} vᵀw = β max(0, max_j v_j)."""
+        return self.beta * float(np.max(v, initial=0.0))
+
+    def dual_scale(self, v):
+        return 1.0
+
 
 class NonnegGroupL1(Penalty):
     """g(w) = Σ_g λ_g‖w_g‖₂ on C = {w ≥ 0}: a group (nonnegative) garrote.
@@ -461,6 +619,7 @@ class NonnegGroupL1(Penalty):
     """
 
     separable = False
+    smooth, cone = False, "SOC"  # a kink where a group is 0
 
     def __init__(self, lam, groups):
         self.labels = _group_labels(groups)
@@ -511,6 +670,16 @@ class NonnegGroupL1(Penalty):
         norms = cp.hstack([cp.norm(w[np.flatnonzero(self.labels == g)], 2) for g in range(self.lam.size)])
         return lam @ norms, []
 
+    def conjugate(self, v):
+        """g*(v) = 0 on its domain {‖(v_g)₊‖₂ ≤ λ_g for every group}."""
+        return 0.0
+
+    def dual_scale(self, v):
+        norms = self._norms(np.maximum(v, 0.0))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ratios = np.where(norms > self.lam, self.lam / norms, 1.0)
+        return float(np.min(ratios, initial=1.0))
+
 
 def _group_labels(groups):
     """One group label 0..G−1 per feature from a label array or a list of index arrays."""
@@ -538,19 +707,108 @@ def project_simplex(v, radius):
     return np.maximum(v - css[rho] / (rho + 1), 0.0)
 
 
+# --- smoothness ---------------------------------------------------------------------------------
+CONES = ("LP", "SOC", "EXP")  # easiest first
+PROBE_MARGINS = np.unique(np.concatenate([np.linspace(-10.0, 10.0, 4001), np.geomspace(10.0, 1e4, 301),
+                                          -np.geomspace(10.0, 1e4, 301)]))
+JUMP_RTOL = 1e-6  # a change of ℓ' that survives halving its interval to adjacent floats, relative to max|ℓ'|
+
+
+def hardest_cone(*parts) -> str:
+    """The hardest of the parts' declared cones (one that declares none counts as "EXP")."""
+    return max((getattr(p, "cone", None) or "EXP" for p in parts), key=CONES.index)
+
+
+def derivative_jump(derivative, points=PROBE_MARGINS, candidates=16, halvings=64):
+    """(jump, where): the largest change of ``derivative`` left when the intervals of ``points``
+    where it changes most are each halved ``halvings`` times toward their larger change.  A
+    Lipschitz derivative's change shrinks with the interval (to rounding here); a kink's jump
+    does not."""
+    d = np.broadcast_to(np.asarray(derivative(points), dtype=float), points.shape)
+    change = np.abs(np.diff(d))
+    change[~np.isfinite(change)] = 0.0
+    top = np.argsort(change)[-candidates:]
+    a, b, da, db = points[top], points[top + 1], d[top], d[top + 1]
+    for _ in range(halvings):
+        mid = 0.5 * (a + b)
+        dm = np.broadcast_to(np.asarray(derivative(mid), dtype=float), mid.shape)
+        left = np.abs(dm - da) >= np.abs(db - dm)  # keep the half where it changes more
+        a, da = np.where(left, a, mid), np.where(left, da, dm)
+        b, db = np.where(left, mid, b), np.where(left, dm, db)
+    jumps = np.abs(db - da)
+    jumps[~np.isfinite(jumps)] = 0.0
+    k = int(np.argmax(jumps))
+    scale = max(1.0, float(np.max(np.abs(d[np.isfinite(d)]), initial=0.0)))
+    return float(jumps[k]) / scale, float(0.5 * (a[k] + b[k]))
+
+
+def nonsmooth_reason(loss) -> str:
+    """Why ``loss`` is not smooth ("" if it is): its ``smooth`` declaration, or, when it declares
+    none (None) and has a ``margin_derivative``, a jump of ℓ' found by :func:`derivative_jump` on
+    margins in [−1e4, 1e4] (kept on the loss: its copies by ``with_margins`` keep it too)."""
+    declared = getattr(loss, "smooth", True) if loss is not None else True
+    name = type(loss).__name__
+    if declared is not None:
+        return "" if declared else f"{name} is not smooth (it declares smooth = False)"
+    if not _declares(loss, "margin_derivative") or _placeholder(loss, "margin_derivative"):
+        return ""  # nothing to probe: the parts it lacks are named where they are needed
+    cached = getattr(loss, "__dict__", {}).get("_smoothness_probe")
+    if cached is None:
+        try:
+            with np.errstate(all="ignore"):  # a steep loss overflows far out: those points are skipped
+                jump, where = derivative_jump(loss.margin_derivative)
+        except Exception as exc:  # noqa: BLE001 - whatever the user's derivative raised is reported
+            raise UnreadablePart("smooth", "margin_derivative", loss, exc) from exc
+        cached = "" if jump <= JUMP_RTOL else (
+            f"{name} is not smooth: it does not declare smooth, and its margin_derivative jumps by "
+            f"{jump:.3g} (relative to its largest value) at m = {where:.6g}")
+        if hasattr(loss, "__dict__"):
+            loss.__dict__["_smoothness_probe"] = cached
+    return cached
+
+
 # --- what a composite subproblem gets from its parts --------------------------------------------
-def composite_certificate(smooth, penalty, w) -> dict:
-    """NumPy optimality of w for min f + g: the largest ``penalty.violation`` (by default the
-    proximal KKT residual ‖w − prox_g(w − ∇f(w), 1)‖∞, zero exactly at the optimum) and the
-    distance to the feasible set."""
+LOSS_DUAL = "loss_dual"  # a solution's claimed dual of the loss's argument (the margins): a start only
+GAP_NEEDS = {"smooth": ("value", "conjugate", "adjoint", "dual_claim", "clip_dual"),
+             "penalty": ("value", "conjugate", "dual_scale")}
+
+
+def composite_certificate(smooth, penalty, w, dual=None) -> dict:
+    """NumPy optimality of w for min f + g.  A smooth f: the largest ``penalty.violation`` (by
+    default the proximal KKT residual ‖w − prox_g(w − ∇f(w), 1)‖∞, zero exactly at the optimum)
+    and the distance to the feasible set.  An f that is not smooth (:func:`nonsmooth_reason`):
+    the duality gap of :func:`duality_gap`, from the claimed ``dual`` if any."""
+    if nonsmooth_reason(smooth):
+        return duality_gap(smooth, penalty, w, dual)
     return {"residual": float(np.max(penalty.violation(w, smooth.gradient(w)), initial=0.0)),
             "primal_infeasibility": float(penalty.infeasibility(w))}
 
 
+def duality_gap(smooth, penalty, w, claim=None) -> dict:
+    """The Fenchel duality gap of w for min_w L(Aw) + g(w), all in NumPy:
+
+        P(w) − D(u) ≥ P(w) − P*,    D(u) = −L*(u) − g*(−Aᵀu),
+
+    valid for every u with L*(u) and g*(−Aᵀu) finite.  u starts from ``claim`` (a solver's dual)
+    or ``smooth.dual_claim(w)``, is clipped into L*'s domain (``smooth.clip_dual``) and scaled by
+    ``penalty.dual_scale(−Aᵀu)`` into g*'s (both domains hold 0), so D(u) is a true lower bound
+    whatever the claim was.  ``residual``: max(|gap| / max(1, |P(w)|), distance of w to the
+    feasible set) — a negative gap beyond rounding (an infeasible w) fails it too."""
+    primal = smooth.value(w) + penalty.value(w)
+    u = smooth.dual_claim(w) if claim is None else np.asarray(claim, dtype=float)
+    u = smooth.clip_dual(u)
+    scale = penalty.dual_scale(-smooth.adjoint(u))
+    u = scale * u
+    dual = -smooth.conjugate(u) - penalty.conjugate(-smooth.adjoint(u))
+    gap = primal - dual
+    infeasible = float(penalty.infeasibility(w))
+    return {"residual": max(abs(gap) / max(1.0, abs(primal)), infeasible) if np.isfinite(gap) else np.inf,
+            "duality_gap": float(gap), "dual_objective": float(dual), "dual_scale": float(scale),
+            "primal_infeasibility": infeasible}
+
+
 SMOOTH_NEEDS = ("value", "gradient", "n_features")
 PENALTY_NEEDS = ("value", "prox")
-
-
 class UnreadablePart(TypeError):
     """A part declares the attribute asked for, but reading it raised (e.g. a property that needs
     data the subproblem does not hold yet); the error is chained (``__cause__``)."""
@@ -564,10 +822,14 @@ class UnreadablePart(TypeError):
 def undeclared(part, obj, needs) -> list[str]:
     """``part`` itself if ``obj`` is None, else ``part.<name>`` for each of ``needs`` it does not
     declare.  Each is read; one that ``obj`` declares (on itself or its class) but whose reading
-    raises is not called missing: :class:`UnreadablePart` is raised from the error."""
+    raises is not called missing: :class:`UnreadablePart` is raised from the error.  A base
+    class's :func:`placeholder` is not a declaration, and a part derived from others
+    (``obj.derived_from``, e.g. a :class:`MarginLoss`'s gradient from ``margin_derivative``) is
+    declared when they are: the missing one is named."""
     if obj is None:
         return [part]
     missing = []
+    derived = inspect.getattr_static(obj, "derived_from", {})
     for name in needs:
         try:
             getattr(obj, name)
@@ -576,7 +838,12 @@ def undeclared(part, obj, needs) -> list[str]:
                 missing.append(f"{part}.{name}")
                 continue
             raise UnreadablePart(part, name, obj, exc) from exc
-    return missing
+        if _placeholder(obj, name):
+            missing.append(f"{part}.{name}")
+            continue
+        missing += [f"{part}.{piece} (for {part}.{name})" for piece in derived.get(name, ())
+                    if not _declares(obj, piece) or _placeholder(obj, piece)]
+    return list(dict.fromkeys(missing))
 
 
 def _declares(obj, name) -> bool:
@@ -588,7 +855,67 @@ def _declares(obj, name) -> bool:
     return True
 
 
+def _placeholder(obj, name) -> bool:
+    """Whether ``name`` is a base class's :func:`placeholder`, not defined by ``obj``'s class."""
+    return getattr(inspect.getattr_static(obj, name, None), "undeclared", False) is True
+
+
 def missing_parts(subproblem, smooth=SMOOTH_NEEDS, penalty=PENALTY_NEEDS) -> list[str]:
     """The parts ``subproblem`` does not declare among ``smooth.<name>`` and ``penalty.<name>``."""
     return [*undeclared("smooth", getattr(subproblem, "smooth", None), smooth),
             *undeclared("penalty", getattr(subproblem, "penalty", None), penalty)]
+
+
+def from_parts(method):
+    """Mark a subproblem's method that, like the base class's, works from the declared parts."""
+    method.from_parts = True
+    return method
+
+
+def generic_needs(subproblem, conic, nonsmooth=False) -> dict:
+    """The parts the subproblem's methods that work from its parts read: the NumPy objective
+    (``value``), the certificate (a smooth loss: the KKT residual's ``gradient`` and ``prox``; one
+    that is not: :data:`GAP_NEEDS`) and, for a ``conic`` backend, the cvxpy model (``cvxpy_form``).
+    A method the subproblem's class defines itself reads whatever it reads: nothing is asked."""
+    def generic(name):  # the base class's (found by name: fsopt.core.subproblem imports this module)
+        method = getattr(type(subproblem), name, None)
+        return getattr(method, "from_parts", False) or (
+            getattr(method, "__module__", "") == "fsopt.core.subproblem"
+            and getattr(method, "__qualname__", "") == f"Subproblem.{name}")
+
+    needs = {"smooth": [], "penalty": []}
+    if generic("objective"):
+        needs["smooth"].append("value")
+        needs["penalty"].append("value")
+    if generic("certificate"):
+        certificate = GAP_NEEDS if nonsmooth else {"smooth": ("gradient",), "penalty": PENALTY_NEEDS}
+        for part, names in certificate.items():
+            needs[part] += names
+    if conic and generic("_build"):
+        needs["smooth"].append("cvxpy_form")
+        needs["penalty"].append("cvxpy_form")
+    return {part: tuple(dict.fromkeys(names)) for part, names in needs.items()}
+
+
+SMOOTH_LOSSES = "SquaredHingeMarginLoss or LogisticMarginLoss"
+
+
+def parts_refusal(subproblem, backend) -> str:
+    """Why ``backend`` cannot take ``subproblem``'s declared parts ("" if it can): a loss that is
+    not smooth offered to a native backend (one that does not declare ``takes_nonsmooth``: it
+    follows a gradient), or a part the subproblem's generic methods read that is not declared —
+    named before any work, with what to use instead."""
+    if getattr(subproblem, "smooth", None) is None and getattr(subproblem, "penalty", None) is None:
+        return ""  # no parts declared: the subproblem's own methods read its own data
+    nonsmooth = nonsmooth_reason(subproblem.smooth)
+    if nonsmooth and backend.native and not getattr(backend, "takes_nonsmooth", False):
+        return (f"{nonsmooth}; {backend.name} follows a gradient, and a loss that is not smooth has "
+                f"none where it has a kink: use a solver that takes its cvxpy form (e.g. "
+                f"solver='CLARABEL', or 'HIGHS' for an LP), or a smooth loss ({SMOOTH_LOSSES})")
+    missing = missing_parts(subproblem, **generic_needs(subproblem, not backend.native, bool(nonsmooth)))
+    if not missing:
+        return ""
+    why = (f" ({nonsmooth}: it is certified by a duality gap, which reads conjugates; declare them, e.g. "
+           f"margin_conjugate and margin_dual_domain, or use a built-in loss: HingeMarginLoss, "
+           f"{SMOOTH_LOSSES})") if nonsmooth else ""
+    return f"{type(subproblem).__name__} declares no {', '.join(missing)}{why}"

@@ -32,7 +32,7 @@ from pathlib import Path
 
 from . import plugins
 from .limits import check_count, check_real, load_toml
-from .parts import UnreadablePart
+from .parts import UnreadablePart, parts_refusal
 
 LP, SOC, EXP = "LP", "SOC", "EXP"
 COMMON_OPTIONS = frozenset({"tol", "max_iter", "verbose"})
@@ -69,7 +69,8 @@ class Backend:
         return None
 
     def can_solve(self, subproblem) -> bool:
-        """Whether this backend can solve ``subproblem`` (a cvxpy backend: by its cone class).
+        """Whether this backend can solve ``subproblem`` (a cvxpy backend: by its cone class, and
+        the parts its generic model and certificate read: :func:`fsopt.core.parts.parts_refusal`).
 
         Parameters
         ----------
@@ -80,7 +81,7 @@ class Backend:
         -------
         bool
         """
-        return subproblem.cone in self.cones
+        return subproblem.cone in self.cones and not parts_refusal(subproblem, self)
 
     def translate(self, tol=None, max_iter=None, verbose=False, **extra) -> dict:
         """Map fsopt's common options to this backend's arguments.
@@ -129,6 +130,9 @@ class NativeBackend(Backend):
 
     Subclasses implement ``supports(subproblem)`` and
     ``solve(subproblem, tol, max_iter, verbose, **options) -> (solution, status, iterations)``.
+    A subproblem whose loss is not smooth (:func:`fsopt.core.parts.nonsmooth_reason`) is refused
+    before ``supports`` is asked, naming smoothness, unless the backend declares
+    ``takes_nonsmooth = True`` (its answers are then certified by a duality gap).
 
     Examples
     --------
@@ -149,9 +153,10 @@ class NativeBackend(Backend):
     """
 
     native = True
+    takes_nonsmooth = False  # natives follow gradients: a loss that is not smooth is refused
 
     def can_solve(self, subproblem) -> bool:
-        return self.supports(subproblem)
+        return not parts_refusal(subproblem, self) and self.supports(subproblem)
 
     def supports(self, subproblem) -> bool:
         """Whether this algorithm solves ``subproblem``; ask for the parts it uses (e.g.
@@ -663,7 +668,8 @@ def _check_capable(name, backend, subproblem, probed=PROBED):
     why = (f". {backend.name} read the parts it needs from the {type(subproblem).__name__} {probed}, "
            f"to refuse a solver that cannot take it before any work") if backend.native else ""
     try:
-        capable = backend.can_solve(subproblem)
+        refused = parts_refusal(subproblem, backend)  # named first: smoothness, the generic methods' parts
+        capable = not refused and backend.can_solve(subproblem)  # (also for a can_solve of its own)
     except UnreadablePart as exc:
         raise TypeError(f"solver {name!r}: cannot tell whether it can solve {subproblem.describe()}: "
                         f"{exc}{why}; a part must be readable then (e.g. n_features returning None "
@@ -675,7 +681,7 @@ def _check_capable(name, backend, subproblem, probed=PROBED):
     if not capable:
         raise ValueError(
             f"solver {name!r} cannot solve {subproblem.describe()} (needs {subproblem.cone} cones "
-            f"or a native method for it{_refusal(backend, subproblem)}); "
+            f"or a native method for it{_refusal(backend, subproblem, refused)}); "
             f"suitable installed solvers: {', '.join(_usable_for(subproblem))}{why}"
         )
 
@@ -700,8 +706,8 @@ def as_resolved(solver, subproblem=None, solver_options=None) -> ResolvedSolver:
     return resolve_solver(solver, subproblem, solver_options)
 
 
-def _refusal(backend, subproblem) -> str:
-    reason = backend.refusal(subproblem) if backend.native else ""
+def _refusal(backend, subproblem, refused="") -> str:
+    reason = refused or (backend.refusal(subproblem) if backend.native else "")
     return f": {reason}" if reason else ""
 
 

@@ -53,7 +53,7 @@ from . import status as st
 from .composite import polish_from_parts
 from .exceptions import BackendFailureWarning, SolverFailed, describe_attempt
 from .farkas import check_claim, inequality_form
-from .parts import composite_certificate, missing_parts
+from .parts import LOSS_DUAL, composite_certificate, missing_parts, nonsmooth_reason
 from .solvers import ResolvedSolver, as_resolved
 
 OPTIMAL = st.OPTIMAL
@@ -320,7 +320,8 @@ class Subproblem(ABC):
             Key ``residual`` is the headline number, compared with the solver's tolerance.
         """
         self._require_parts("certificate")
-        return composite_certificate(self.smooth, self.penalty, solution[self.parts_variable])
+        return composite_certificate(self.smooth, self.penalty, solution[self.parts_variable],
+                                     solution.get(LOSS_DUAL))
 
     def certificate_scale(self, solution: dict) -> float:
         return 1.0
@@ -346,7 +347,7 @@ class Subproblem(ABC):
     def polish(self, solution: dict) -> dict | None:
         """A better solution computed natively from a rejected one, or None (no native method).
         Default: from the parts when declared (L-BFGS-B or proximal gradient), else None."""
-        if missing_parts(self):
+        if missing_parts(self) or nonsmooth_reason(self.smooth):  # both methods follow a gradient
             return None
         w = solution[self.parts_variable]
         return {self.parts_variable: polish_from_parts(self.smooth, self.penalty, w)}

@@ -10,15 +10,18 @@ other penalty given as ``penalty`` (an elastic net, a group penalty, a user's ow
 model (exponential cone; the penalty's data in Parameters), the NumPy certificate (the proximal
 KKT residual ‖w − prox(w − ∇f(w))‖_∞, zero exactly at the optimum) and the native polish all
 come from these parts.  :class:`MarginGarrote` takes any margin loss
-(:class:`~fsopt.core.parts.MarginLoss`) in place of the logistic one.
+(:class:`~fsopt.core.parts.MarginLoss`) in place of the logistic one; one that is not smooth (the
+hinge) is solved through its cvxpy form with the margins m = Zw a variable of their own, whose
+constraint's dual the solver returns as a claim, and certified by the duality gap
+(:func:`~fsopt.core.parts.duality_gap`) recomputed in NumPy from that claim.
 """
 from __future__ import annotations
 
 import numpy as np
 
-from ..core.parts import LogisticMarginLoss, NonnegL1, NonnegL1Ball
+from ..core.parts import (LOSS_DUAL, LogisticMarginLoss, NonnegL1, NonnegL1Ball, from_parts, hardest_cone,
+                          nonsmooth_reason, undeclared)
 from ..core.scaling import check_finite
-from ..core.solvers import EXP
 from ..core.subproblem import Subproblem
 
 
@@ -50,7 +53,6 @@ class MarginGarrote(Subproblem):
     """
 
     name = "margin_garrote"
-    cone = EXP
     certificate_tol = 1e-4  # KKT residual relative to max(1, max w); weights then agree to ~1e-4
 
     def __init__(self, loss, penalty, Z=None):
@@ -62,8 +64,41 @@ class MarginGarrote(Subproblem):
         if Z is not None:
             self.set_margins(Z)
 
+    @property
+    def cone(self):
+        """The hardest cone of the loss's and the penalty's cvxpy forms (the hinge with ℓ1: "LP")."""
+        return hardest_cone(self.loss, self.feature_penalty)
+
     def describe(self):
         return f"{self.name} ({type(self.loss).__name__}), {self.feature_penalty.describe()}"
+
+    @from_parts
+    def _build(self):
+        """The parts' model; for a loss that is not smooth, with m = Zw a variable of its own:
+        min ℓ-sum(m) + g(w) s.t. Zw − m = 0, whose dual is a claimed subgradient of the loss."""
+        if not nonsmooth_reason(self.smooth) or undeclared("smooth", self.smooth, ("cvxpy_margin",)):
+            return super()._build()  # (a loss on w only: its dual claim is its own dual_claim)
+        import cvxpy as cp
+
+        self._require_parts("a cvxpy model")
+        w = cp.Variable(self.Z.shape[1], name="w", nonneg=bool(getattr(self.penalty, "nonneg", False)))
+        m = cp.Variable(self.Z.shape[0], name="margins")
+        penalty, constraints = self.penalty.cvxpy_form(w)
+        problem = cp.Problem(cp.Minimize(self.smooth.cvxpy_margin(m) + penalty),
+                             [self.Z @ w - m == 0, *constraints])
+        return problem, {"w": w, "margins": m}
+
+    def _extract(self, problem, variables):
+        """w (projected onto the penalty's set) and, from the margins' constraint, the dual claim."""
+        solution = super()._extract(problem, {"w": variables["w"]})
+        if "margins" in variables and problem.constraints[0].dual_value is not None:
+            solution[LOSS_DUAL] = np.asarray(problem.constraints[0].dual_value, dtype=float)
+        return solution
+
+    def check_parts(self, solution, objective):
+        if self._variables is not None and "margins" in self._variables:  # the model's m at m = Zw
+            self._variables["margins"].value = self.Z @ solution["w"]
+        super().check_parts(solution, objective)
 
     def set_margins(self, Z, columns=None):
         """New margin matrix (N×J): held as a constant, so the Problem is rebuilt on next solve.

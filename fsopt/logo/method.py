@@ -60,6 +60,7 @@ import numpy as np
 from ..core.blocks import column_ranges, take_columns
 from ..core.driver import FixedPointMethod, Step
 from ..core.exceptions import SolverFailed
+from ..core.parts import missing_parts, nonsmooth_reason
 from ..core.solvers import as_resolved
 from .margins import margin_coefficients, signed_abs_sum, zbar_products, zbar_products_estimate
 
@@ -75,10 +76,14 @@ SCREENING_NEEDS = {"smooth": ("margin_derivative",), "penalty": ("zero_slack", "
 
 
 def screening_refusal(subproblem) -> str:
-    """Why LOGO cannot screen features for ``subproblem`` ("" if it can): the parts elimination,
-    the working set and a streamed fit read (:data:`SCREENING_NEEDS`) that it does not declare."""
-    missing = [f"{part}.{name}" for part, names in SCREENING_NEEDS.items()
-               for name in names if not hasattr(getattr(subproblem, part, None), name)]
+    """Why LOGO cannot screen features for ``subproblem`` ("" if it can): a loss that is not smooth
+    (no gradient to screen with), or the parts elimination, the working set and a streamed fit read
+    (:data:`SCREENING_NEEDS`) that it does not declare."""
+    nonsmooth = nonsmooth_reason(getattr(subproblem, "smooth", None))
+    if nonsmooth:
+        return (f"{nonsmooth}: LOGO's elimination and working set screen a held-out feature by its gradient "
+                f"z̄_jᵀℓ'(m), which such a loss does not have at its kink (a smooth loss declares them)")
+    missing = missing_parts(subproblem, **SCREENING_NEEDS)
     if not missing:
         return ""
     return (f"{type(subproblem).__name__} declares no {', '.join(missing)}: LOGO's elimination and working "
