@@ -637,9 +637,10 @@ def builtin_chain(subproblem, solver_options=None, *, probed=PROBED) -> list[Res
                if name in _BACKENDS and not _BACKENDS[name].unavailable_reason()
                and _suggestable(_BACKENDS[name], subproblem)]
     if not capable:
-        raise ValueError(f"no built-in solver can solve {subproblem.describe()} (tried "
-                         f"{', '.join(ESCALATION_ORDER)}); suitable installed solvers: "
-                         f"{', '.join(_usable_for(subproblem))}: name one as solver=")
+        usable = _usable_for(subproblem)
+        raise ValueError(f"no built-in solver can solve {subproblem.describe()}{_refusals(subproblem)}"
+                         + (f"; suitable installed solvers: {', '.join(usable)}: name one as solver="
+                            if usable != ["none"] else ""))
     taken = set(COMMON_OPTIONS)
     for backend in capable:
         taken |= backend.accepted_options()
@@ -709,6 +710,26 @@ def as_resolved(solver, subproblem=None, solver_options=None) -> ResolvedSolver:
 def _refusal(backend, subproblem, refused="") -> str:
     reason = refused or (backend.refusal(subproblem) if backend.native else "")
     return f": {reason}" if reason else ""
+
+
+def _refusals(subproblem) -> str:
+    """Why the installed built-in backends that take ``subproblem``'s form refuse its parts,
+    backends grouped by reason (a backend for another form is left out)."""
+    by_reason = {}
+    for name in ESCALATION_ORDER:
+        backend = _BACKENDS.get(name)
+        if backend is None or backend.unavailable_reason():
+            continue
+        try:
+            reason = parts_refusal(subproblem, backend)
+            if not reason or (backend.native and not backend.supports(subproblem)):
+                continue
+        except (MemoryError, Warning):
+            raise
+        except Exception:  # noqa: BLE001 - unreadable: _check_capable says so when it is named
+            continue
+        by_reason.setdefault(reason.replace(name, "it"), []).append(name)
+    return "".join(f"; {', '.join(names)}: {reason}" for reason, names in by_reason.items())
 
 
 def _usable_for(subproblem) -> list[str]:
