@@ -123,7 +123,8 @@ class LogoFixedPoint(FixedPointMethod):
     reads, in pass equivalents, by what is computed rather than how: a column of distances or of z̄
     1, a feature a check computes the gradient of ½ (one multiply-add per pair of rows where z̄
     takes two; whether from float32 estimates or in place does not change it), a column solved 1,
-    and each iteration's own cost (the N × N kernel, the solver's set-up) ``_ITERATION_COLUMNS``.
+    and each iteration's own cost (the N × N kernel, the solver's set-up) ``_ITERATION_COLUMNS``, at
+    most one pass.
     """
 
     def __init__(self, X, y, sigma, subproblem, solver, fallback=(), solver_options=None, w0=None,
@@ -166,7 +167,7 @@ class LogoFixedPoint(FixedPointMethod):
         the nonzero ones, else (w⁽⁰⁾ dense) those with the smallest ∂_j at w = 0 (one stream)."""
         read = np.count_nonzero(iterate > 0) / iterate.size
         self.data_passes += read
-        self.work += read + _ITERATION_COLUMNS / iterate.size
+        self.work += read + min(_ITERATION_COLUMNS / iterate.size, 1.0)  # at most a pass: a few columns' X
         N, limit = self.X.shape[0], _HELD_ELEMENTS // self.X.shape[0]
         if active.sum() <= limit:
             X = self._held_columns(active)
