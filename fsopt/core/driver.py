@@ -24,7 +24,12 @@ check over all features lets none of the eliminated ones back in.  An iteration 
 only the active features is a *working-set* iteration, not an outer iteration of the method: the
 working set runs in rounds, each closed by a check over all features — when it converges, cycles,
 stalls, converges slowly, or has run ``round_iter`` iterations — and ``max_iter`` counts outer
-iterations (those over all features, and rounds).
+iterations (those over all features, and rounds).  A working set that does not settle (its checks
+go round) or costs more than its budget (``fast_budget``: the method's counted work, against that
+of an iteration over all features) hands over to the plain iteration, which starts from the
+fit's own first iteration; so the fast path costs at most a bounded amount more than the plain
+iteration.  A run that stops at max_iter says what its last iterations showed and what to try
+(:class:`Outcome`).
 """
 from __future__ import annotations
 
@@ -44,6 +49,11 @@ from .exceptions import SolverWarning
 from .fit_certificate import FitCertificate, asked_solvers, count_answers, tally_answers
 
 _TINY = 1e-300  # the denominator of the relative change when the iterate is 0
+FAST_BUDGET = 4.0  # the working set's work before it hands over, in first iterations' work
+_DIAGNOSED = 10  # the last iterations a max_iter outcome is read from
+_SLOW = 0.95  # a measured contraction per iteration above this is no linear convergence
+_CHEAP_SHARE = 1 / 20  # a working set growing while it holds at most this share of the features pays
+_MOST = 2.5  # the allowance grows to at most this many times fast_budget
 R = TypeVar("R")  # a method's result type (what its ``round`` returns)
 
 
@@ -84,9 +94,12 @@ class FixedPointMethod(ABC, Generic[R]):
     """The pieces a method supplies to :class:`FixedPointDriver`; ``R`` is its result type.
 
     ``initial_iterate``, ``statistics`` and ``update`` are required; ``distance``,
-    ``kkt_violations``, ``project`` and ``round`` have defaults.  ``data_passes``: a method that
-    counts its passes over the data (columns read / all columns, cumulative) keeps them here; the
-    driver records each iteration's share (``Iteration.data_passes``).
+    ``kkt_violations``, ``project``, ``replay`` and ``round`` have defaults.  ``data_passes``: a
+    method that counts its passes over the data (columns read / all columns, cumulative) keeps them
+    here; the driver records each iteration's share (``Iteration.data_passes``).  ``work``: a method
+    that counts its work (cumulative, in one unit: LOGO's passes over X, its checks' products and
+    its solves, as pass equivalents) keeps it here (None: not counted); the driver records each
+    iteration's share (``Iteration.work``) and bounds the working set's by it.
 
     Examples
     --------
@@ -104,6 +117,7 @@ class FixedPointMethod(ABC, Generic[R]):
     """
 
     data_passes: float = 0.0
+    work: float | None = None
 
     @abstractmethod
     def initial_iterate(self) -> np.ndarray:
@@ -214,6 +228,23 @@ class FixedPointMethod(ABC, Generic[R]):
         """
         return None
 
+    def replay(self, step: Step) -> bool:
+        """Take ``step`` (the fit's first ``update``, over all features from the initial iterate) as
+        this iteration's, without computing it again: restore whatever state the method keeps of
+        its last update (the certificate reads it).  Return False (the default) when it cannot;
+        the driver then computes the iteration.
+
+        Parameters
+        ----------
+        step : Step
+            What ``update`` returned at the first iteration.
+
+        Returns
+        -------
+        bool
+        """
+        return False
+
     def project(self, iterate: np.ndarray) -> np.ndarray:
         """The point an accelerator proposed, made a valid iterate (LOGO: onto w ≥ 0); identity
         by default.
@@ -251,6 +282,63 @@ class FixedPointMethod(ABC, Generic[R]):
         return None
 
 
+class Outcome(str):
+    """How a run ended, a string ("converged", "kkt_failed", "cycle(k)", "max_iter", "stopped") that
+    also says, where it did not converge, what its last iterations showed (``seen``; ``rate``: the
+    measured contraction of θ_t per iteration) and what to try (``advice``)."""
+
+    def __new__(cls, name, seen="", advice="", rate=None):
+        outcome = super().__new__(cls, name)
+        outcome.seen, outcome.advice, outcome.rate = seen, advice, rate
+        return outcome
+
+    def __reduce__(self):
+        return Outcome, (str(self), self.seen, self.advice, self.rate)
+
+    def describe(self) -> str:
+        """One line: the outcome, what was seen, what to try."""
+        return "; ".join(part for part in (str(self), self.seen, self.advice) if part)
+
+
+def diagnose(outcome, run, supports, theta) -> Outcome:
+    """``outcome`` with what the last iterations of ``run`` (history rows) showed and what to try.
+
+    Over the last ``_DIAGNOSED`` iterations: the contraction q = (θ_last / θ_first)^(1/(k − 1)) of
+    the residual; whether θ_t goes up and down (the signs of its steps alternate in most of them: a
+    near-cycle); how many features entered or left the support from one solve to the next.  q <
+    ``_SLOW``: slow linear convergence, and the iterations q needs to reach θ; else the map does
+    not contract here.  Theorem 2 of LOGO: above some σ* the map is a contraction, faster as σ
+    grows, so a larger σ, or an accelerated iteration, is what to try."""
+    if outcome.startswith("cycle"):
+        return Outcome(outcome, "the solves repeat with that period",
+                       "try acceleration='averaging' or 'anderson', or a larger sigma")
+    if outcome != "max_iter" or len(run) < 3:
+        return Outcome(outcome)
+    residuals = np.array([h.change for h in run[-_DIAGNOSED:]])
+    k = residuals.size
+    q = float((residuals[-1] / max(residuals[0], _TINY)) ** (1.0 / (k - 1)))
+    steps = np.sign(np.diff(residuals))
+    oscillating = k >= 4 and np.count_nonzero(steps[1:] * steps[:-1] < 0) >= 0.6 * (k - 2)
+    churn = [np.setxor1d(a, b).size for a, b in zip(supports[:-1], supports[1:])]
+    seen = []
+    if q < _SLOW and not oscillating:
+        more = int(np.ceil(np.log(theta / residuals[-1]) / np.log(q))) if theta > 0 else 0
+        seen.append(f"slow linear convergence: theta_t shrinks by a factor {q:.3g} per iteration over the last "
+                    f"{k} (the measured contraction of the map), about {more} more iterations to reach theta")
+    else:
+        seen.append(f"no linear convergence: the measured contraction of theta_t over the last {k} iterations "
+                    f"is {q:.3g} per iteration")
+        if oscillating:
+            seen.append("theta_t goes up and down (a near-cycle)")
+    if churn and np.median(churn) > 0:
+        seen.append(f"the support oscillates: {int(np.median(churn))} features enter or leave per iteration "
+                    f"(median over the last {len(churn)})")
+    advice = ("try a larger max_iter or acceleration='anderson'" if q < _SLOW and not oscillating else
+              "try a larger sigma (Theorem 2: above some sigma* the map is a contraction, faster as sigma grows) "
+              "or acceleration='anderson' or 'averaging'")
+    return Outcome(outcome, "; ".join(seen), advice, q)
+
+
 @dataclass
 class Iteration:
     """One row of the driver's history."""
@@ -275,6 +363,9 @@ class Iteration:
     resumed: bool = False  # the restarted run stopped at max_iter: the working-set run goes on after this
     repeated: bool = False  # θ_t < θ on the working set but features re-entered: the same point next
     data_passes: float = 0.0  # passes over the data in this iteration (statistics, update, check)
+    work: float = 0.0  # the method's work in this iteration (``FixedPointMethod.work``; 1 where not counted)
+    reused: bool = False  # the plain run's first iteration: the fit's first, taken again without computing it
+    restart_reason: str = ""  # why the working set handed over here: "went round" or "budget"
 
     @property
     def compile_time(self) -> float:
@@ -297,7 +388,7 @@ class DriverResult(Generic[R]):
     converged: bool
     rounding: R | None = None
     rounding_time: float = 0.0
-    outcome: str = "max_iter"  # "converged", "kkt_failed", "cycle(k)", "max_iter" or "stopped"
+    outcome: str = "max_iter"  # "converged", "kkt_failed", "cycle(k)", "max_iter" or "stopped" (an Outcome)
     cycle: tuple = ()  # for "cycle(k)": the iterations of the repeated period
     certificate: FitCertificate | None = None
     n_outer: int = 0  # outer iterations: those over all features, and working-set rounds (of the last run)
@@ -387,8 +478,22 @@ class FixedPointDriver:
         restarted run stops at ``max_iter`` (not a cycle: that is the plain iteration's verdict),
         the working-set run goes on from where it stopped, as if it had not restarted
         (``Iteration.resumed`` marks where), counting its outer iterations on from its own, with
-        no second restart: a fixed point the working set finds late is not lost where the plain
-        iteration does not reach one in its budget.
+        no second restart, and (a method that counts its work) only while the working set has
+        allowance left (``fast_budget``).
+    fast_budget : float, None or "auto", default="auto"
+        The working set's budget, for a method that counts its work (``FixedPointMethod.work``):
+        once the working-set run has spent more than this many times the first iteration's work
+        (an iteration over all features) after it, without converging, it hands over to the plain
+        iteration as after going round (``Iteration.restart_reason`` "budget"); the plain run's
+        first iteration is the fit's first, taken again without computing it
+        (``FixedPointMethod.replay``, ``Iteration.reused``).  A check that shows the working set
+        paying adds a quarter of ``fast_budget`` (``_pays``), up to 2.5 × ``fast_budget`` in all.
+        One budget: the plain run has ``max_iter`` outer iterations, and the working set, over its
+        runs before and after it (a resumed run stops at max_iter once it has spent its
+        allowance), spends at most its allowance, so a fit's work is at most the plain
+        iteration's plus 2.5 × ``fast_budget`` first iterations.  None: no budget; "auto": the
+        module's ``FAST_BUDGET`` (4: measured on issue 42's families and the spirals,
+        docs/logo-scale.md).
 
     Examples
     --------
@@ -411,7 +516,7 @@ class FixedPointDriver:
     def __init__(self, theta=0.01, max_iter=50, prune_below=None, prune_patience=2,
                  callback: Callable | None = None, progress=False, desc="fixed point",
                  acceleration=None, max_period=4, stall=10, round_iter=10, slow_window=5, slow_factor=3.0,
-                 max_circling_checks=4):
+                 max_circling_checks=4, fast_budget="auto"):
         self.theta = theta
         self.max_iter = max_iter
         self.prune_below = prune_below
@@ -426,6 +531,7 @@ class FixedPointDriver:
         self.slow_window = slow_window
         self.slow_factor = slow_factor
         self.max_circling_checks = max_circling_checks
+        self.fast_budget = fast_budget
 
     def run(self, method: FixedPointMethod[R]) -> DriverResult[R]:
         """Iterate ``method`` from its initial iterate until θ_t < theta, a cycle, ``max_iter``
@@ -456,21 +562,35 @@ class FixedPointDriver:
         eliminating, failed = self.prune_below is not None, 0  # checks since one admitted none that went round
         tried = np.zeros(active.shape, dtype=bool)  # features a check has brought back in this run
         saved = None  # the working-set run a restart set aside, resumed if the plain run fails
+        opening, replay, unit = None, None, None  # the first iteration's step (reused by a restart), its work
+        spent = 0.0  # the working-set run's work after the first iteration (``_over_budget``) ...
+        budget = FAST_BUDGET if self.fast_budget == "auto" else self.fast_budget
+        allowance = budget  # ... and what it may spend, in first iterations' work
+        supports = []  # the last solves' supports (1-D iterates), for the outcome's diagnosis
         # a run that stops on θ has no known length: count iterations, show θ_t, estimate nothing
         bar = tqdm(total=self.max_iter if self.theta == 0 else None, desc=self.desc,
                    disable=not self.progress, leave=False)
         try:
             for t in itertools.count(1):
-                t0, passes, evaluated = time.perf_counter(), method.data_passes, iterate
+                t0, passes, work, evaluated = time.perf_counter(), method.data_passes, method.work, iterate
                 working_set = not method.solves_all(active)  # the update sees the active features only
-                stats = method.statistics(iterate, active)
-                t1 = time.perf_counter()
-                step = method.update(stats, iterate, active)
-                t2 = time.perf_counter()
+                reused = replay is not None and method.replay(replay)
+                if reused:  # the plain run's first iteration is the fit's first: taken again, not computed
+                    step, t1 = replay, t0
+                else:
+                    stats = method.statistics(iterate, active)
+                    t1 = time.perf_counter()
+                    step = method.update(stats, iterate, active)
+                replay, t2 = None, time.perf_counter()
                 new, detail = np.array(step.iterate, dtype=float), step.detail
                 change = method.distance(new, iterate)
                 record = Iteration(t, change, step.objective, int(active.sum()), t1 - t0, t2 - t1,
-                                   step.records, residual=change, working_set=working_set)
+                                   [] if reused else step.records, residual=change, working_set=working_set,
+                                   reused=reused)
+                if t == 1 and active.all():  # an iteration over all features from the initial iterate:
+                    opening = step  # the plain run's first
+                if new.ndim == 1:
+                    supports = supports[-(_DIAGNOSED - 1):] + [np.flatnonzero(new)]
                 # a cycle on the working set may be one the eliminated features would break
                 cycle = () if change < self.theta else self._cycle(
                     method, self._remember(solves, t, new, record))
@@ -502,7 +622,11 @@ class FixedPointDriver:
                         if back is not None:
                             kept[:], rent = False, 0
                             kept[back] = True
-                            failed = 0 if not _changed(record) else failed + self._circling(tried, active & ~before)
+                            entering = active & ~before
+                            circled = self._circling(tried, entering) if _changed(record) else 0
+                            failed = 0 if not _changed(record) else failed + circled
+                            allowance = allowance if budget is None else min(_MOST * budget, allowance + budget / 4 * \
+                                self._pays(circled, int(entering.sum()), int(active.sum()), active.size))
                     new[~active] = 0.0
                     record.n_active = int(active.sum())
                 if not working_set or record.full_check or in_round >= self.round_iter:
@@ -511,9 +635,17 @@ class FixedPointDriver:
                     accelerator, cycle, solves = Anderson(), (), []  # Anderson from here on
                     record.switched = True
                 record.data_passes = method.data_passes - passes
+                record.work = 0.0 if reused else 1.0 if method.work is None else method.work - work
+                unit = record.work if t == 1 else unit  # the price of an iteration over all features
+                if eliminating and working_set:
+                    spent += record.work  # the working set's work, its checks' included
                 history.append(record)
-                restart = eliminating and failed >= self.max_circling_checks and saved is None  # it wanders
-                done = not restart and _changed(record) == 0 and (change < self.theta or not active.any())
+                settled = _changed(record) == 0 and (change < self.theta or not active.any())
+                reason = "" if not eliminating or saved is not None else "went round" if \
+                    failed >= self.max_circling_checks else "budget" if not settled and \
+                    self._over_budget(spent, allowance, unit, method) else ""
+                restart = bool(reason)  # the working set does not settle, or costs more than it may
+                done = not restart and settled
                 solves = self._remember(solves, t, new, record)
                 cycle = () if done or restart or _changed(record) else cycle
                 previous, iterate = iterate, new
@@ -530,8 +662,9 @@ class FixedPointDriver:
                     saved = dict(iterate=evaluated if repeat else new, active=active.copy(), below=below.copy(),
                                  kept=kept.copy(), rent=rent, outer=outer, first=first, accelerator=accelerator,
                                  solves=solves, tried=tried.copy())
-                    record.restarted, eliminating, failed = True, False, 0
+                    record.restarted, record.restart_reason, eliminating, failed = True, reason, False, 0
                     iterate, active = np.array(method.initial_iterate(), dtype=float), np.ones_like(active)
+                    replay = opening  # its first iteration is the fit's first
                     accelerator = _forget(make_accelerator(self.acceleration))  # a user's object: shared
                     best, t_best, since, solves, outer, in_round = np.inf, t, len(history), [], 0, 0
                     first = t + 1
@@ -550,7 +683,8 @@ class FixedPointDriver:
                 bar.set_postfix(change=f"{change:.3g}", active=record.n_active)
                 stopped = bool(self.callback(record, new)) if self.callback else False
                 if saved is not None and not eliminating and not (done or cycle or stopped) and \
-                        outer >= self.max_iter:  # the plain run spent its budget: back to the working set
+                        outer >= self.max_iter and not self._over_budget(spent, allowance, unit, method):
+                    # the plain run spent its budget: back to the working set, with what is left of its own
                     record.resumed, eliminating, in_round = True, True, 0
                     iterate, active, below, kept, rent, outer, first, accelerator, solves, tried = (
                         saved[k] for k in ("iterate", "active", "below", "kept", "rent", "outer", "first",
@@ -558,16 +692,20 @@ class FixedPointDriver:
                     _forget(accelerator)  # a user's object remembers the plain run
                     best, t_best, since = np.inf, t, len(history)
                     continue
-                if done or cycle or stopped or outer >= self.max_iter:
+                if done or cycle or stopped or outer >= self.max_iter or \
+                        eliminating and saved is not None and self._over_budget(spent, allowance, unit, method):
                     iterate = new  # the last solve's output, whatever the accelerator proposed
                     outcome = "converged" if done else f"cycle({len(cycle)})" if cycle else \
                         "stopped" if stopped else "max_iter"
+                    run = history[max((i for i, h in enumerate(history) if h.restarted or h.resumed),
+                                      default=-1) + 1:]  # the last run's iterations
+                    outcome = diagnose(outcome, run, supports, self.theta)
                     break
         finally:
             bar.close()
         certificate = self._certificate(method, iterate, active, history)
         if outcome == "converged" and not certificate.kkt_holds:
-            outcome = "kkt_failed"
+            outcome = Outcome("kkt_failed")
             warnings.warn(f"{self.desc}: the fixed point was reached (theta_t = {history[-1].change:.3g}) but "
                           f"the last subproblem's optimality conditions fail over all features: KKT "
                           f"residual {certificate.kkt_residual:.3g} > {certificate.kkt_bound:.3g}",
@@ -581,14 +719,32 @@ class FixedPointDriver:
         elif outcome == "max_iter" and self.theta > 0:
             warnings.warn(f"{self.desc}: max_iter: the fixed point did not converge in "
                           f"max_iter={self.max_iter} outer iterations (last theta_t = "
-                          f"{history[-1].change:.3g}, theta = {self.theta:g})", ConvergenceWarning,
-                          stacklevel=3)
+                          f"{history[-1].change:.3g}, theta = {self.theta:g}); {outcome.seen}; {outcome.advice}",
+                          ConvergenceWarning, stacklevel=3)
         self._warn_who_answered(certificate)
         t0 = time.perf_counter()
         rounding = method.round(iterate, active, detail)
         return DriverResult(iterate, active, history, outcome == "converged", rounding,
                             time.perf_counter() - t0, outcome=outcome, cycle=cycle,
                             certificate=certificate, n_outer=outer, evaluated=evaluated)
+
+    def _over_budget(self, spent, allowance, unit, method):
+        """Whether the working-set run has spent more than ``allowance`` iterations over all
+        features would (``unit``: the first iteration's work); never for a method that does not
+        count its work."""
+        return method.work is not None and unit is not None and allowance is not None and \
+            spent > allowance * unit
+
+    @staticmethod
+    def _pays(circled, entered, n_active, n_features):
+        """Whether a check shows the working set paying (it then adds a quarter of ``fast_budget``
+        to its allowance, up to ``_MOST`` times it): it grows the working set (not going round)
+        that still holds at most ``_CHEAP_SHARE`` of the features.  Grown geometrically (skglm,
+        celer), the rounds to its support cost a few rounds of that size, each a small fraction
+        of an iteration over all features.  (Checks that admit few but go round, or a working set
+        past that share, earn nothing: on issue 42's families such credit only delayed the
+        hand-over, docs/logo-scale.md.)"""
+        return bool(entered) and not circled and n_active <= _CHEAP_SHARE * n_features
 
     def _slow(self, history, change):
         """Slow linear convergence: over the last ``slow_window`` iterations (since the last

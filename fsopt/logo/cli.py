@@ -81,6 +81,7 @@ def run(args, problem, X, y) -> int:
     if not est.converged_:
         print("  not converged: a larger --sigma (Theorem 2: one fixed point above some sigma) or a "
               "larger --lam usually converges; the weights above are the last iterate's")
+        print(f"  seen: {getattr(est.outcome_, 'describe', est.outcome_.__str__)()}")
     stats_t = sum(h.statistics_time for h in hist)
     comp_t = sum(h.compile_time for h in hist)
     solve_t = sum(h.solve_time for h in hist)

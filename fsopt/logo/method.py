@@ -55,6 +55,8 @@ the N×N matrices are in memory, whatever J.
 """
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from ..core.blocks import column_ranges, take_columns
@@ -72,6 +74,9 @@ _IN_PLACE_SHARE = 0.8  # a check reads X in place (all columns of the span) when
 _MIN_ENTRANTS = 100  # a check admits the most violating features: max(this, 2 × working set)
 _SINGLE_FROM = 2048  # a check over at least this many columns of an in-memory X estimates in float32 first
 _SINGLE_EXACT_SHARE = 0.25  # ... until a check had to compute more than this share of them again exactly
+_PRODUCT_WORK = 0.5  # a column of gradient products, in columns of z̄
+_ITERATION_COLUMNS = 1024  # an iteration's own cost (N × N kernel, solver set-up), in columns: a working-set
+# iteration of a few dozen columns took 1–2 ms against 20–50 ms for one over all 2,000 (N = 208–300)
 SCREENING_NEEDS = {"smooth": ("margin_derivative",), "penalty": ("zero_slack", "violation")}
 
 
@@ -92,6 +97,18 @@ def screening_refusal(subproblem) -> str:
             f"(penalty.zero_slack, penalty.violation, see fsopt.Penalty)")
 
 
+class _Opening(NamedTuple):
+    """What an update over all J leaves behind, for :meth:`LogoFixedPoint.replay`."""
+
+    A: np.ndarray
+    margins: np.ndarray
+    grad: np.ndarray
+    own: np.ndarray
+    znorm: np.ndarray
+    weights: np.ndarray
+    record: object
+
+
 class LogoFixedPoint(FixedPointMethod):
     """statistics(w) = A and z̄ of the held features; update = solve the garrote subproblem.
 
@@ -107,7 +124,12 @@ class LogoFixedPoint(FixedPointMethod):
     ``working_set``: see the module docstring.  ``screening``: whether features may be held out
     (elimination, or z̄ beyond the memory budget); it needs the parts of :data:`SCREENING_NEEDS`.
     ``data_passes`` counts the columns of X read (distances and z̄ alike) divided by J,
-    cumulative; the driver records it per iteration.
+    cumulative; the driver records it per iteration.  ``work`` counts what the driver's budget
+    reads, in pass equivalents, by what is computed rather than how: a column of distances or of z̄
+    1, a feature a check computes the gradient of ½ (one multiply-add per pair of rows where z̄
+    takes two; whether from float32 estimates or in place does not change it), a column solved 1,
+    and each iteration's own cost (the N × N kernel, the solver's set-up) ``_ITERATION_COLUMNS``, at
+    most one pass.
     """
 
     def __init__(self, X, y, sigma, subproblem, solver, fallback=(), solver_options=None, w0=None,
@@ -124,7 +146,7 @@ class LogoFixedPoint(FixedPointMethod):
         self.check_tol = check_tol
         self.working_set = working_set
         self.screening = screening
-        self.data_passes = 0.0
+        self.data_passes = self.work = 0.0
         J = X.shape[1]
         self._weights = np.zeros(J)  # the last solve's weights over all J (held columns; 0 elsewhere)
         self._record = None  # the last solve's record
@@ -148,7 +170,9 @@ class LogoFixedPoint(FixedPointMethod):
     def statistics(self, iterate, active):
         """(A, held, z̄ of the held columns): every active column while they fit in memory, else
         the nonzero ones, else (w⁽⁰⁾ dense) those with the smallest ∂_j at w = 0 (one stream)."""
-        self.data_passes += np.count_nonzero(iterate > 0) / iterate.size
+        read = np.count_nonzero(iterate > 0) / iterate.size
+        self.data_passes += read
+        self.work += read + min(_ITERATION_COLUMNS / iterate.size, 1.0)  # at most a pass: a few columns' X
         N, limit = self.X.shape[0], _HELD_ELEMENTS // self.X.shape[0]
         if active.sum() <= limit:
             X = self._held_columns(active)
@@ -192,6 +216,7 @@ class LogoFixedPoint(FixedPointMethod):
             self.subproblem.warm_start = warm
             record = self.subproblem.solve(self.solver, fallback=self.fallback)
             records.append(record)
+            self.work += cols.size / iterate.size
             w = record.solution["w"]
             self._weights = np.zeros(iterate.size)
             self._weights[cols] = w
@@ -221,7 +246,24 @@ class LogoFixedPoint(FixedPointMethod):
             self._cross_check(record)
         new = np.zeros_like(iterate)
         new[cols] = w
-        return Step(new, records, record.objective, reentered=cols[~active[cols]])
+        opening = None
+        if self.screening and cols.size == iterate.size:  # every gradient exact at this solve: replayable
+            opening = _Opening(A, Z @ w, self._grad.copy(), self._own_grad.copy(), self._znorm.copy(),
+                               self._weights.copy(), record)
+        return Step(new, records, record.objective, reentered=cols[~active[cols]], detail=opening)
+
+    def replay(self, step):
+        """The fit's first update taken again (a restart's first iteration): its coefficients,
+        margins, gradients over all J and solve become the current ones, as if just computed (no
+        pass over X).  Only an update that held every column can be replayed."""
+        opening = step.detail
+        if not isinstance(opening, _Opening):
+            return False
+        self._new_epoch(opening.A, opening.margins)
+        self._set_reference(np.arange(self.X.shape[1]), opening.grad, opening.own)
+        self._znorm[:] = opening.znorm
+        self._weights, self._record = opening.weights.copy(), opening.record
+        return True
 
     def certificate(self, iterate, active):
         """The last subproblem's proximal KKT residual over all J features at the margins it was
@@ -419,7 +461,8 @@ class LogoFixedPoint(FixedPointMethod):
         computed exactly only where the order of the entrants needs it."""
         out, tol = np.flatnonzero(~active), self._tolerance(iterate)
         fresh = out[self._epoch[out] != len(self._epochs) - 1]
-        if self._bounds_unused():
+        if self._bounds_unused():  # products: their work counted by feature, however they are computed
+            self.work += _PRODUCT_WORK * fresh.size / self.X.shape[1]
             estimated, lower, upper = self._check_products(fresh, tol)
         else:
             self._stream(fresh, keep=0)
@@ -449,6 +492,7 @@ class LogoFixedPoint(FixedPointMethod):
 
     def _zbar(self, A, X):
         """z̄ of the columns X of X / x_scale (eq. 3)."""
+        self.work += X.shape[1] / self.X.shape[1]
         return signed_abs_sum(self._of_scaled_X(A, X.shape[1]), X)
 
     def _of_scaled_X(self, A, columns):

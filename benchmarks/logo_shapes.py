@@ -1,0 +1,156 @@
+"""LOGO's default against the plain iteration on data of several shapes (issue 42).
+
+    python benchmarks/logo_shapes.py [--J 2000 8000 20000] [--seeds 3] [--families interaction minority ...]
+                                     [--real heart ionosphere sonar] [--noise 2000] [--repeat 1] [--one-core]
+                                     [--out rows.jsonl]
+    python benchmarks/logo_shapes.py --table rows.jsonl [more.jsonl ...]
+
+For each instance two fits, σ = 2, λ = 1 (``--real-lam`` on the real sets), θ = 0.01, max_iter = 50,
+acceleration "auto": the default (working set and elimination, every instance here is above
+``prune_below="auto"``'s N²·J = 2.5e7) and the plain iteration (``working_set=False, prune_below=None``),
+one after the other in one process; ``--repeat k`` times k pairs, the order alternating from
+pair to pair, and reports the medians.  Recorded per fit: wall time, the counted work
+(``history_[t].work``: passes over X, a check's products at ½, columns solved, and each
+iteration's own cost, in pass equivalents), passes over X, solves, iterations (outer and all),
+outcome, the support, and for the default where and why it handed over to the plain iteration
+(``restart_reason``: "budget" or "went round").  J ≥ 20,000: one scipy ``cdist(X, X,
+"cityblock")`` too, the yardstick of docs/logo-scale.md.
+
+Instances: the families of :mod:`fsopt.datasets.shapes` at N = ``--samples`` (300), J total
+features of which the family's relevant ones, seeds 0..k−1; and the real data sets shipped with
+fsopt, standardized, with ``--noise`` N(0, 1) features appended (seeds 0..2), as
+``benchmarks/logo_fast_path.py --real`` builds them.  Rows are printed as they finish (Markdown)
+and appended to ``--out`` as JSON lines; ``--table`` prints saved rows and what they add up to.
+"""
+import argparse
+import json
+import os
+import time
+
+import numpy as np
+
+from logo_fast_path import cdist_seconds, fit, real_sets
+
+PLAIN = dict(working_set=False, prune_below=None)
+
+
+def shapes(args):
+    from fsopt.datasets.shapes import FAMILIES
+
+    for J in args.J:
+        for family in args.families:
+            for seed in range(args.first_seed, args.first_seed + args.seeds):
+                X, y = FAMILIES[family](args.samples, 0, random_state=seed)  # its relevant columns alone
+                X, y = FAMILIES[family](args.samples, J - X.shape[1], random_state=seed)
+                yield X, y, f"{family}, seed {seed}", 1.0
+
+
+def summary_of(est, seconds):
+    """One fit's record: time, counted costs, iterations, outcome, support."""
+    history = est.history_
+    restarts = [h for h in history if h.restarted]
+    return {"fit_s": seconds, "work": sum(h.work for h in history), "passes": sum(h.data_passes for h in history),
+            "solves": sum(len(h.records) for h in history), "outer": est.n_outer_iter_, "iterations": est.n_iter_,
+            "outcome": str(est.outcome_), "diagnosis": getattr(est.outcome_, "describe", lambda: "")(),
+            "support": est.get_support(indices=True).tolist(),
+            "handover": [[h.iteration, h.restart_reason] for h in restarts]}
+
+
+def compare(X, y, label, lam, repeat):
+    """Default and plain, ``repeat`` pairs in one process (the order alternating), medians of the times."""
+    times = {"default": [], "plain": []}
+    fits = {}
+    for k in range(repeat):
+        for name in (("default", "plain") if k % 2 == 0 else ("plain", "default")):
+            est, seconds = fit(X, y, lam=lam, **(PLAIN if name == "plain" else {}))
+            fits[name], times[name] = est, times[name] + [seconds]
+    d, p = (summary_of(fits[n], float(np.median(times[n]))) for n in ("default", "plain"))
+    d["pairs"], p["pairs"] = times["default"], times["plain"]
+    w, w_ref = fits["default"].weights_, fits["plain"].weights_
+    return {"instance": label, "J": X.shape[1], "N": X.shape[0], "lam": lam, "default": d, "plain": p,
+            "same_support": d["support"] == p["support"],
+            "weight_diff": float(np.max(np.abs(w - w_ref)) / max(float(w_ref.max()), 1e-300)),
+            "cdist_s": cdist_seconds(X) if X.shape[1] >= 20000 else None, "load": os.getloadavg()[0],
+            "cpus": len(os.sched_getaffinity(0))}
+
+
+HEADER = ("| instance | J | default: outcome, outer its (all) | handover | work | passes | solves | fit s | "
+          "plain: outcome, its | work | passes | solves | fit s | time default / plain | work default / plain | "
+          "same support | weight diff / max w | load |\n"
+          "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+
+
+def row(r):
+    d, p = r["default"], r["plain"]
+    handover = ", ".join(f"{reason} at {t}" for t, reason in d["handover"]) or "–"
+    cdist = "" if r["cdist_s"] is None else f" ({d['fit_s'] / r['cdist_s']:.2f} cdist)"
+    return (f"| {r['instance']} | {r['J']:,} | {d['outcome']} {d['outer']} ({d['iterations']}) | {handover} | "
+            f"{d['work']:.1f} | {d['passes']:.1f} | {d['solves']} | {d['fit_s']:.2f}{cdist} | {p['outcome']} "
+            f"{p['outer']} | {p['work']:.1f} | {p['passes']:.1f} | {p['solves']} | {p['fit_s']:.2f} | "
+            f"{d['fit_s'] / p['fit_s']:.2f} | {d['work'] / p['work']:.2f} | {'yes' if r['same_support'] else 'NO'} | "
+            f"{r['weight_diff']:.1e} | {r['load']:.1f} |")
+
+
+def summary(rows):
+    """What the rows add up to: time and work ratios, worst and in total; supports where plain converged."""
+    t = np.array([[r["default"]["fit_s"], r["plain"]["fit_s"]] for r in rows])
+    w = np.array([[r["default"]["work"], r["plain"]["work"]] for r in rows])
+    converged = [r for r in rows if r["plain"]["outcome"] == "converged"]
+    worst = max(rows, key=lambda r: r["default"]["fit_s"] / r["plain"]["fit_s"])
+    return [f"{len(rows)} fits: default / plain wall time {t[:, 0].sum() / t[:, 1].sum():.2f} in total, per fit "
+            f"{(t[:, 0] / t[:, 1]).min():.2f}–{(t[:, 0] / t[:, 1]).max():.2f} (worst: {worst['instance']}, "
+            f"J = {worst['J']:,}); above 1.25 on {int(np.sum(t[:, 0] > 1.25 * t[:, 1]))}.",
+            f"Counted work, default / plain: {w[:, 0].sum() / w[:, 1].sum():.2f} in total, per fit "
+            f"{(w[:, 0] / w[:, 1]).min():.2f}–{(w[:, 0] / w[:, 1]).max():.2f}.",
+            f"The plain iteration converged in {len(converged)}; of those the default converged in "
+            f"{sum(r['default']['outcome'] == 'converged' for r in converged)} with the same support in "
+            f"{sum(r['same_support'] for r in converged)} (weight difference / max w ≤ "
+            f"{max([r['weight_diff'] for r in converged] or [0]):.1e}).",
+            f"The default handed over in {sum(bool(r['default']['handover']) for r in rows)} "
+            f"(budget: {sum(any(h[1] == 'budget' for h in r['default']['handover']) for r in rows)}); "
+            f"load average {min(r['load'] for r in rows):.1f}–{max(r['load'] for r in rows):.1f}."]
+
+
+def main(argv=None):
+    from fsopt.datasets.shapes import FAMILIES
+
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--J", type=int, nargs="+", default=[2000, 8000, 20000])
+    ap.add_argument("--seeds", type=int, default=3, help="seeds per family and J")
+    ap.add_argument("--first-seed", type=int, default=0)
+    ap.add_argument("--families", nargs="*", default=list(FAMILIES), choices=list(FAMILIES))
+    ap.add_argument("--samples", type=int, default=300, help="N of the generated families")
+    ap.add_argument("--real", nargs="*", default=["heart", "ionosphere", "sonar"])
+    ap.add_argument("--noise", type=int, default=2000, help="N(0, 1) features added to a real data set")
+    ap.add_argument("--real-lam", type=float, default=3.0, help="lambda on the real sets (logo-uci's)")
+    ap.add_argument("--repeat", type=int, default=1, help="pairs of fits per instance (medians reported)")
+    ap.add_argument("--out", default=None, help="append each row as a JSON line to this file")
+    ap.add_argument("--table", nargs="+", metavar="JSONL", help="print the rows saved by --out and stop")
+    ap.add_argument("--one-core", type=int, nargs="?", const=0, default=None, metavar="K",
+                    help="run on the K-th CPU alone (the kernels then use one thread): on a machine shared with "
+                         "other busy processes a two-thread kernel waits for both threads at every parallel region")
+    args = ap.parse_args(argv)
+    if args.one_core is not None:
+        os.sched_setaffinity(0, [sorted(os.sched_getaffinity(0))[args.one_core]])
+    if args.table:
+        rows = [json.loads(line) for name in args.table for line in open(name) if line.strip()]
+        print(HEADER, *map(row, rows), "", *summary(rows), sep="\n")
+        return
+    from fsopt import LOGO
+    from fsopt.datasets.spiral import make_spiral
+
+    t0 = time.perf_counter()
+    LOGO().fit(*make_spiral(30, 20, random_state=0))  # compile the kernels outside the timings
+    print(HEADER)
+    rows = []
+    for X, y, label, lam in (*real_sets(args), *shapes(args)):
+        rows.append(compare(X, y, label, lam, args.repeat))
+        print(row(rows[-1]), flush=True)
+        if args.out:
+            with open(args.out, "a") as f:
+                f.write(json.dumps(rows[-1]) + "\n")
+    print("", *summary(rows), f"({time.perf_counter() - t0:.0f} s)", sep="\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,157 @@
+"""LOGO's fast path on data of other shapes than spirals (issue 42): it returns what the plain
+iteration returns, and its counted work is bounded by the plain iteration's plus its budget; a
+fit that ends at max_iter says what it saw and what to try."""
+import warnings
+
+import numpy as np
+import pytest
+from sklearn.exceptions import ConvergenceWarning
+
+from fsopt import LOGO, FixedPointDriver, FixedPointMethod, Step
+from fsopt.core.driver import FAST_BUDGET, Outcome
+from fsopt.datasets.shapes import FAMILIES, make_correlated_copies, make_interaction, make_minority, make_shells
+from fsopt.datasets.spiral import make_spiral
+
+
+def fits(X, y, **params):
+    """The default and the plain iteration (no working set, no elimination); outcomes are asserted."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        default = LOGO(**params).fit(X, y)
+        plain = LOGO(working_set=False, prune_below=None, **params).fit(X, y)
+    return default, plain
+
+
+def work(est):
+    return sum(h.work for h in est.history_)
+
+
+CASES = [("interaction", 0), ("minority", 2), ("correlated copies", 2), ("shells", 0), ("spiral", 0)]
+
+
+def instance(family, seed, J=600):
+    """A small instance on the fast path (N²·J ≥ 2.5e7): a family at N = 240, or a 1.5-turn spiral."""
+    if family == "spiral":
+        return make_spiral(150, J - 2, turns=1.5, random_state=seed)
+    X, y = FAMILIES[family](240, 0, random_state=seed)
+    return FAMILIES[family](240, J - X.shape[1], random_state=seed)
+
+
+@pytest.mark.parametrize("family, seed", CASES)
+def test_the_default_returns_the_plain_iteration_at_most_its_budget_dearer(family, seed):
+    """The default returns what the plain iteration returns: where that converges, the same support
+    and weights within 1e-3 of max w (θ = 1e-4), certified; where it stops at max_iter, so does the
+    default.  Its counted work (passes over X, check products, columns solved, each iteration's
+    own) is at most the plain iteration's plus the working set's allowance (2.5 × fast_budget first
+    iterations).  A fit that hands over gives the plain iteration's iterates from there, the first
+    one reused (no pass, no solve), and its answer bit for bit; ``n_iter_`` counts both runs."""
+    X, y = instance(family, seed)
+    default, plain = fits(X, y, theta=1e-4, max_iter=60)
+    assert default.prune_below_ == 1e-8  # the fast path
+    assert default.outcome_ == plain.outcome_
+    if plain.outcome_ == "converged":
+        assert default.certificate_.holds
+        np.testing.assert_array_equal(default.get_support(), plain.get_support())
+        assert np.abs(default.weights_ - plain.weights_).max() <= 1e-3 * plain.weights_.max()
+    unit = default.history_[0].work  # an iteration over all features
+    assert work(default) <= work(plain) + 2.5 * FAST_BUDGET * unit
+    handed = [h for h in default.history_ if h.restarted]
+    if family != "spiral":  # on these the working set does not pay: it hands over on its budget
+        assert [h.restart_reason for h in handed] == ["budget"]
+    if handed:
+        after = default.history_[handed[0].iteration:]
+        assert after[0].reused and after[0].work == after[0].data_passes == 0 and not after[0].records
+        assert [h.change for h in after] == [h.change for h in plain.history_]
+        np.testing.assert_array_equal(default.weights_, plain.weights_)
+        assert default.n_iter_ == handed[0].iteration + plain.n_iter_
+    else:  # the working set paid
+        assert work(default) < 0.5 * work(plain)
+
+
+def test_without_the_reused_first_iteration_the_hand_over_costs_one_more(monkeypatch):
+    """Planted: the plain run computes its first iteration again (no replay): the answer is the
+    same, the work one iteration over all features more, so the reuse is what saves it."""
+    X, y = instance("correlated copies", 2)
+    default, _ = fits(X, y, theta=1e-4, max_iter=60)
+    monkeypatch.setattr("fsopt.logo.method.LogoFixedPoint.replay", lambda self, step: False)
+    again, _ = fits(X, y, theta=1e-4, max_iter=60)
+    np.testing.assert_array_equal(default.weights_, again.weights_)
+    assert any(h.reused for h in default.history_) and not any(h.reused for h in again.history_)
+    assert work(again) - work(default) == pytest.approx(default.history_[0].work, rel=0.05)
+
+
+class Contraction(FixedPointMethod):
+    """x ← q·x + 1 (fixed point 1 / (1 − q)): θ_t shrinks by about q per iteration."""
+
+    def __init__(self, q):
+        self.q = q
+
+    def initial_iterate(self):
+        return np.zeros(3)
+
+    def statistics(self, iterate, active):
+        return None
+
+    def update(self, stats, iterate, active):
+        return Step(self.q * iterate + 1.0)
+
+
+class Flipping(FixedPointMethod):
+    """x ← the indicator of the features not in x's support, scaled: a support that flips every
+    iteration, θ_t up and down."""
+
+    def initial_iterate(self):
+        return np.array([1.0, 0.0, 0.0, 0.0])
+
+    def statistics(self, iterate, active):
+        return None
+
+    def update(self, stats, iterate, active):
+        new = (iterate == 0).astype(float)
+        return Step(new * (1.0 + 0.5 * new.sum() / 4))
+
+
+def test_a_fit_at_max_iter_names_the_contraction_it_measured_and_what_to_try():
+    with pytest.warns(ConvergenceWarning, match="slow linear convergence: theta_t shrinks by a factor 0.89"):
+        result = FixedPointDriver(theta=1e-6, max_iter=30).run(Contraction(0.9))
+    assert result.outcome == "max_iter" and isinstance(result.outcome, Outcome)
+    assert result.outcome.rate == pytest.approx(0.9, abs=0.02)
+    assert "acceleration='anderson'" in result.outcome.advice
+    with pytest.warns(ConvergenceWarning, match="max_iter"):
+        flips = FixedPointDriver(theta=1e-6, max_iter=30, max_period=0).run(Flipping())
+    assert "the support oscillates: 4 features" in flips.outcome.seen and "larger sigma" in flips.outcome.advice
+    assert "no linear convergence" in flips.outcome.describe()
+
+
+def test_logo_at_max_iter_says_what_it_saw():
+    X, y = make_shells(200, 300, random_state=0)
+    with pytest.warns(ConvergenceWarning, match="max_iter: .*contraction"):
+        est = LOGO(max_iter=8, prune_below=None, acceleration=None).fit(X, y)
+    assert est.outcome_ == "max_iter" and "contraction" in est.outcome_.seen
+    assert "acceleration=" in est.outcome_.advice and est.outcome_.rate > 0
+
+
+@pytest.mark.parametrize("name", list(FAMILIES))
+def test_each_family_has_its_geometry_as_parameters_and_is_deterministic(name):
+    make = FAMILIES[name]
+    X, y = make(120, 30, random_state=3)
+    X2, y2 = make(120, 30, random_state=3)
+    np.testing.assert_array_equal(X, X2)
+    np.testing.assert_array_equal(y, y2)
+    assert set(np.unique(y)) == {-1, 1} and X.shape[0] == 120
+    k = X.shape[1] - 30  # the relevant columns come first, standardized
+    np.testing.assert_allclose(X[:, :k].std(axis=0), 1.0)
+    with pytest.raises(ValueError, match="n_irrelevant"):
+        make(120, -1)
+
+
+def test_the_families_geometry():
+    X, y = make_minority(400, 0, minority=0.1, random_state=0)
+    assert np.sum(y == 1) == 40
+    X, y = make_correlated_copies(300, 0, n_copies=20, correlation=0.9, noise=0.0, random_state=0)
+    assert X.shape[1] == 20 and np.corrcoef(X.T)[np.triu_indices(20, 1)].min() > 0.7
+    X, y = make_interaction(400, 0, noise=0.0, random_state=0)
+    assert all(abs(np.corrcoef(X[:, j], y)[0, 1]) < 0.15 for j in range(2))  # neither alone
+    assert np.mean(np.sign(X[:, 0] * X[:, 1]) == y) > 0.9  # both together (X centred after labelling)
+    with pytest.raises(ValueError, match="correlation"):
+        make_correlated_copies(100, 0, correlation=1.5)
