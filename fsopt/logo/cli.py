@@ -75,7 +75,7 @@ def run(args, problem, X, y) -> int:
     print(selection_table(names, order[:SHOWN], {"weight": (est.weights_, ".4g"), "weight/max": (est.scores_, ".3f")}))
     if order.size > SHOWN:
         print(f"  ... and {order.size - SHOWN} more")
-    compiled = f" (of which {kernel_t:.1f} s compiling numba kernels, first run only)" if kernel_t >= 0.05 else ""
+    compiled = f" (of which {kernel_t:.2f} s compiling numba kernels, first run only)" if kernel_t > 0 else ""
     print(f"{'converged' if est.converged_ else 'NOT converged (' + est.outcome_ + ')'} after "
           f"{est.n_iter_} iterations in {total:.2f} s{compiled}")
     print(est.certificate_.describe())

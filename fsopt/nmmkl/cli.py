@@ -53,8 +53,8 @@ def run(args, problem, X, y) -> int:
     given = problem.extra.get("feature_names")
     names = feature_names(est, None if given is None else np.asarray(given)[keep])
     shown = sel[np.argsort(-est.scores_[sel])]
-    print(f"selected {shown.size} of {keep.size} features, best first (tau_i of (3); p: the recovered "
-          f"and the cone multipliers; set of Corollary 2):")
+    print(f"selected {shown.size} of {keep.size} features (tau_i of (3); p: the recovered and the cone "
+          f"multipliers; set of Corollary 2), best first:")
     print(selection_table(names, shown, {"tau_i": (est.scores_, ".4g"), "p": (est.p_, ".4f"),
                                          "cone p": (est.p_cone_, ".4f"), "set": (est.partition_, "")}))
     dg = est.diagnostics_
