@@ -18,9 +18,9 @@ from fsopt import LFS, LOGO, NMMKL
 from fsopt.datasets import packaged_data_dir, standardize
 from fsopt.datasets.spiral import make_spiral
 from fsopt.logo.plots import plot_logo
-from fsopt.tools import run_output
+from fsopt.core import run_output
 from fsopt.tools.cli import main
-from fsopt.tools.run_output import FILES
+from fsopt.core.run_output import FILES
 from pathlib import Path
 
 README = Path(__file__).resolve().parents[1] / "README.md"

@@ -25,7 +25,7 @@ def run(args, problem, X, y) -> int:
     from .estimator import LFS
     from ..core.figures import save_figure
     from ..core.validation import feature_names
-    from ..tools.run_output import selection_table
+    from ..core.run_output import selection_table
     from .plots import plot_lfs
 
     params = dict(problem.params)
@@ -75,7 +75,7 @@ def run(args, problem, X, y) -> int:
     if args.out:
         import pandas as pd
 
-        from ..tools.run_output import run_record, write_run
+        from ..core.run_output import run_record, write_run
 
         frame = pd.DataFrame({"feature": names, "share": freq, "selected": freq > 0})
         write_run(args.out, frame, run_record(

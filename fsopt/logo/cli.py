@@ -43,7 +43,7 @@ def run(args, problem, X, y) -> int:
     from ..core.plugins import SUBPROBLEMS, named
     from ..core.validation import feature_names
     from ..datasets import standardize
-    from ..tools.run_output import selection_table
+    from ..core.run_output import selection_table
     from .estimator import LOGO
     from .plots import plot_logo
 
@@ -89,7 +89,7 @@ def run(args, problem, X, y) -> int:
         save_figure(plot_logo(est, relevant=relevant, names=names), args.plot)
         print(f"figure written to {args.plot}")
     if args.out:
-        from ..tools.run_output import run_record, write_run
+        from ..core.run_output import run_record, write_run
 
         frame = pd.DataFrame({"feature": names, "weight": est.weights_, "score": est.scores_,
                               "selected": est.get_support()})

@@ -19,7 +19,7 @@ def run(args, problem, X, y) -> int:
     from ..core.solvers import describe_chain
     from ..core.validation import feature_names
     from ..datasets import standardize
-    from ..tools.run_output import selection_table
+    from ..core.run_output import selection_table
     from .baselines import fisher_score, top_m
     from .checks import LAMBDA_TOL, P_TOL
     from .estimator import NMMKL
@@ -80,7 +80,7 @@ def run(args, problem, X, y) -> int:
     if args.out:
         import pandas as pd
 
-        from ..tools.run_output import run_record, write_run
+        from ..core.run_output import run_record, write_run
 
         frame = pd.DataFrame({"feature": names, "tau_i": est.scores_, "p": est.p_, "cone_p": est.p_cone_,
                               "set": est.partition_, "selected": est.support_})

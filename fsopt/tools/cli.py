@@ -128,7 +128,7 @@ def _cmd_run(args, clis) -> int:
     if args.plot:
         check_output_file(args.plot, "--plot")
     if args.out:
-        from .run_output import check_output_dir
+        from ..core.run_output import check_output_dir
 
         check_output_dir(args.out)
     if args.data is None:
@@ -329,7 +329,8 @@ def build_parser(clis=None, command=None) -> argparse.ArgumentParser:
                          description="Fit one method on a CSV file of your own (--data) or on a "
                                      "declared problem (--problem; see fsopt problems).",
                          epilog=_examples("fsopt run logo --data my_data.csv --label class",
-                                          "fsopt run nmmkl --problem nmmkl_toy --m 2"))
+                                          "fsopt run nmmkl --problem nmmkl_toy --m 2",
+                                          "fsopt run logo --problem spiral --out result --verbose"))
     msub = run.add_subparsers(dest="method", required=True, metavar="METHOD")
     from ..core.plugins import method_packages
 

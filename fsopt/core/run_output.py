@@ -60,10 +60,10 @@ def certificate_record(certificate) -> dict:
 
 
 def run_record(args, problem, estimator, n_samples, fit_seconds, **outcome) -> dict:
-    """run.json: the command (``argv``, to replay it), the data, the estimator's parameters, the
+    """run.json: the command (``argv``, to replay it from ``cwd``), the data, the estimator's parameters, the
     versions, the certificate and the method's ``outcome`` numbers."""
     argv = list(getattr(args, "argv", []))
-    return {"command": shlex.join(["fsopt", *argv]), "argv": argv, "method": args.method,
+    return {"command": shlex.join(["fsopt", *argv]), "argv": argv, "cwd": os.getcwd(), "method": args.method,
             "problem": problem.name, "data": problem.path, "n_samples": int(n_samples),
             "n_features": int(estimator.n_features_in_), "fit_seconds": round(fit_seconds, 3),
             "params": estimator.get_params(deep=False),
@@ -73,7 +73,7 @@ def run_record(args, problem, estimator, n_samples, fit_seconds, **outcome) -> d
 
 def write_run(out, features, record) -> None:
     """Write ``features`` (a DataFrame, one row per feature) and ``record`` into ``out``: all
-    files or none."""
+    files or none (into an existing ``out``, each file replaced whole)."""
     target = Path(out)
     text = json.dumps(_plain(record), indent=2, allow_nan=False)
     tmp = target.absolute().parent / f".{target.name}.{os.getpid()}-{secrets.token_hex(4)}.tmp"
