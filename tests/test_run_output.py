@@ -4,6 +4,7 @@ records; error messages that the README quotes; a LOGO figure that shows the sel
 whatever the number of features."""
 import json
 import re
+from pathlib import Path
 
 import matplotlib
 
@@ -15,13 +16,12 @@ import pandas as pd
 import pytest
 
 from fsopt import LFS, LOGO, NMMKL
+from fsopt.core import run_output
+from fsopt.core.run_output import FILES
 from fsopt.datasets import packaged_data_dir, standardize
 from fsopt.datasets.spiral import make_spiral
 from fsopt.logo.plots import plot_logo
-from fsopt.core import run_output
 from fsopt.tools.cli import main
-from fsopt.core.run_output import FILES
-from pathlib import Path
 
 README = Path(__file__).resolve().parents[1] / "README.md"
 RUNS = {"logo": ["--problem", "spiral", "--irrelevant", "20"],

@@ -19,13 +19,14 @@ def add_arguments(parser):
 
 
 def run(args, problem, X, y) -> int:
+    import pandas as pd
     from sklearn.model_selection import train_test_split
 
+    from ..core.figures import save_figure
+    from ..core.run_output import run_record, selection_table, write_run
+    from ..core.validation import feature_names
     from ..datasets import standardize
     from .estimator import LFS
-    from ..core.figures import save_figure
-    from ..core.validation import feature_names
-    from ..core.run_output import selection_table
     from .plots import plot_lfs
 
     params = dict(problem.params)
@@ -73,10 +74,6 @@ def run(args, problem, X, y) -> int:
         save_figure(plot_lfs(est, names=names), args.plot)
         print(f"figure written to {args.plot}")
     if args.out:
-        import pandas as pd
-
-        from ..core.run_output import run_record, write_run
-
         frame = pd.DataFrame({"feature": names, "share": freq, "selected": freq > 0})
         write_run(args.out, frame, run_record(
             args, problem, est, X.shape[0], fit_time, n_lps=chk["n_lps"], all_certified=chk["all_certified"],

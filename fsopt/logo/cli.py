@@ -41,9 +41,9 @@ def run(args, problem, X, y) -> int:
 
     from ..core.figures import save_figure
     from ..core.plugins import SUBPROBLEMS, named
+    from ..core.run_output import run_record, selection_table, write_run
     from ..core.validation import feature_names
     from ..datasets import standardize
-    from ..core.run_output import selection_table
     from .estimator import LOGO
     from .plots import plot_logo
 
@@ -72,7 +72,8 @@ def run(args, problem, X, y) -> int:
           + (f"lam={est.lam:g}" if est.subproblem is None else f"subproblem {est.subproblem.describe()}"))
     print(f"selected {order.size} of {X.shape[1]} features (weight > {est.threshold:g} of the largest), "
           f"best first:")
-    print(selection_table(names, order[:SHOWN], {"weight": (est.weights_, ".4g"), "weight/max": (est.scores_, ".3f")}))
+    print(selection_table(names, order[:SHOWN], {"weight": (est.weights_, ".4g"),
+                                                 "weight/max": (est.scores_, ".3f")}))
     if order.size > SHOWN:
         print(f"  ... and {order.size - SHOWN} more")
     compiled = f" (of which {kernel_t:.2f} s compiling numba kernels, first run only)" if kernel_t > 0 else ""
@@ -89,8 +90,6 @@ def run(args, problem, X, y) -> int:
         save_figure(plot_logo(est, relevant=relevant, names=names), args.plot)
         print(f"figure written to {args.plot}")
     if args.out:
-        from ..core.run_output import run_record, write_run
-
         frame = pd.DataFrame({"feature": names, "weight": est.weights_, "score": est.scores_,
                               "selected": est.get_support()})
         write_run(args.out, frame, run_record(args, problem, est, X.shape[0], total,

@@ -16,10 +16,12 @@ def add_arguments(parser):
 
 
 def run(args, problem, X, y) -> int:
+    import pandas as pd
+
+    from ..core.run_output import run_record, selection_table, write_run
     from ..core.solvers import describe_chain
     from ..core.validation import feature_names
     from ..datasets import standardize
-    from ..core.run_output import selection_table
     from .baselines import fisher_score, top_m
     from .checks import LAMBDA_TOL, P_TOL
     from .estimator import NMMKL
@@ -78,10 +80,6 @@ def run(args, problem, X, y) -> int:
         save_figure(plot_nmmkl(est, names=names), args.plot)
         print(f"figure written to {args.plot}")
     if args.out:
-        import pandas as pd
-
-        from ..core.run_output import run_record, write_run
-
         frame = pd.DataFrame({"feature": names, "tau_i": est.scores_, "p": est.p_, "cone_p": est.p_cone_,
                               "set": est.partition_, "selected": est.support_})
         write_run(args.out, frame, run_record(args, problem, est, X.shape[0], total, prefilter=int(keep.size),
