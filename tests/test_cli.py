@@ -6,10 +6,11 @@ from fsopt.tools.cli import main
 
 def test_run_logo_on_spiral_prints_selection_and_writes_plot(tmp_path, capsys):
     plot = tmp_path / "weights.png"
-    assert main(["run", "logo", "--problem", "spiral", "--irrelevant", "30", "--quiet",
+    assert main(["run", "logo", "--problem", "spiral", "--irrelevant", "30", "--quiet", "--verbose",
                  "--plot", str(plot)]) == 0
     out = capsys.readouterr().out
-    assert "selected 2 feature(s)" in out and "  x0  weight" in out and "  x1  weight" in out
+    rows = [line.split()[0] for line in out.split("best first:\n")[1].splitlines()[1:3]]
+    assert "selected 2 of 32 features" in out and rows == ["x0", "x1"]
     assert "statistics" in out and "solve" in out
     assert plot.stat().st_size > 10_000
 
@@ -17,7 +18,7 @@ def test_run_logo_on_spiral_prints_selection_and_writes_plot(tmp_path, capsys):
 def test_run_logo_takes_the_papers_path_on_request(capsys):
     """--prune-below none: the paper's iteration over all features (5,000 irrelevant features are
     above the fast path's N²·J, which the default takes and says so); a bad value names itself."""
-    args = ["run", "logo", "--problem", "spiral", "--irrelevant", "5000", "--quiet"]
+    args = ["run", "logo", "--problem", "spiral", "--irrelevant", "5000", "--quiet", "--verbose"]
     assert main(args) == 0
     assert "the paper's iteration may reach another: --prune-below none" in capsys.readouterr().out
     assert main(args + ["--prune-below", "none"]) == 0

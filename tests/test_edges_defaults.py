@@ -285,7 +285,7 @@ def test_the_cli_prints_who_answered(plant, answer, tmp_path, capsys):
     if answer:
         plant(answer)
     with pytest.warns(SolverWarning) if answer else contextlib.nullcontext(), malformed(answer):  # else: an error
-        assert main(["run", "logo", "--data", str(path), "--quiet"]) == 0
+        assert main(["run", "logo", "--data", str(path), "--quiet", "--verbose"]) == 0
     out = capsys.readouterr().out
     assert "solver auto (LBFGSB > PROXGRAD > CLARABEL > ECOS > GRADIENT, each until one is certified)" in out
     line = next(line for line in out.splitlines() if line.startswith("answers: "))

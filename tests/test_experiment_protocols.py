@@ -182,7 +182,7 @@ def test_a_file_without_label_column_needs_label(tmp_path, data_dir, capsys):
     path = _write(tmp_path / "nolabel.csv.gz", X, y, label="class")
     out = tmp_path / "out"
     assert main(["experiment", "nmmkl-uci", "--data", str(path), "--quick", "--quiet", "--out", str(out)]) == 2
-    assert "no 'label' column; name the label column (--label COLUMN" in capsys.readouterr().err
+    assert "no 'label' column; name the class column with --label NAME" in capsys.readouterr().err
     assert not (out / "splits.jsonl").exists()
     with pytest.raises(ValueError, match="label column 'nope' not found"):
         run_experiment("nmmkl-uci", path, out, quick=True, progress=False, label="nope")

@@ -46,13 +46,17 @@ def available_datasets(data_dir=None) -> dict[str, Path]:
     return found
 
 
-def load_dataset(source, data_dir=None, *, label=None, allow_missing=False, as_frame=False):
+def load_dataset(source, data_dir=None, *, label=None, allow_missing=False, as_frame=False,
+                 label_hint="label=NAME"):
     """Return ``(X, y)`` from a name, a directory+name, or a file path.
 
     ``source`` may be ``"wdbc"`` (scikit-learn's bundled copy), a path to a CSV file, or a
     name found in ``data_dir`` / the default data directories.  ``label`` names the label column
     (required when the file has none called ``label``); ``allow_missing`` keeps missing cells as NaN;
-    ``as_frame`` returns X as a pandas DataFrame whose columns are the feature names.
+    ``as_frame`` returns X as a pandas DataFrame whose columns are the feature names; ``label_hint``
+    is how an error tells to name the label column (``"--label NAME"`` on the command line).
+    A source that looks like a path (``.csv``, ``.csv.gz`` or a directory separator) and is no file
+    is reported as missing, not looked up as a name.
     """
     if str(source).lower() == "wdbc":
         from sklearn.datasets import load_breast_cancer
@@ -61,24 +65,28 @@ def load_dataset(source, data_dir=None, *, label=None, allow_missing=False, as_f
         return data.data.astype(float), np.where(data.target == 0, "M", "B")
     path = Path(source)
     if not path.is_file():
+        text = str(source)
+        if text.endswith(_SUFFIXES) or any(sep and sep in text for sep in (os.sep, os.altsep)):
+            raise ValueError(f"{source}: no such file")
         found = available_datasets(data_dir)
-        if str(source) not in found:
-            where = [str(data_dir)] if data_dir else [str(d) for d in default_data_dirs()]
+        if text not in found:
+            where = str(data_dir) if data_dir else "$FSOPT_DATA or the data shipped with fsopt"
             raise ValueError(
-                f"data set {source!r} not found: not a file, and not in {', '.join(where)} "
-                f"(known: {', '.join(sorted(found)) or 'none'}, plus 'wdbc'); set FSOPT_DATA or pass a path"
+                f"data set {source!r} not found: not a file, and not a data set in {where} "
+                f"(known: {', '.join(sorted(found)) or 'none'}, plus 'wdbc'); pass a path to a .csv file"
             )
-        path = found[str(source)]
-    return read_csv(path, label=label, allow_missing=allow_missing, as_frame=as_frame)
+        path = found[text]
+    return read_csv(path, label=label, allow_missing=allow_missing, as_frame=as_frame, label_hint=label_hint)
 
 
-def read_csv(path, label=None, allow_missing=False, as_frame=False):
+def read_csv(path, label=None, allow_missing=False, as_frame=False, label_hint="label=NAME"):
     """One file in the data sets' format: features and a label column; labels kept as given.
 
     The label column is ``label`` unless ``label`` names another; a file without a ``label`` column
     and no ``label`` given is refused (its last column is not taken silently).  Missing cells are
     refused unless ``allow_missing`` (then they are NaN, for an imputation fitted later).
-    ``as_frame`` returns X as a DataFrame (the file's feature columns) instead of an array.
+    ``as_frame`` returns X as a DataFrame (the file's feature columns) instead of an array;
+    ``label_hint`` is how the error of a file without a label column tells to name it.
 
     Only CSV text is read (``.csv``, or gzip-compressed ``.csv.gz``); anything else (an empty
     file, binary data, a pickle, parquet, npz ...) is a ValueError naming the file, and nothing is
@@ -106,7 +114,7 @@ def read_csv(path, label=None, allow_missing=False, as_frame=False):
     if frame.shape[1] < 2:
         raise ValueError(f"{path}: needs at least one feature column and a label column")
     if label is None and "label" not in frame.columns:
-        raise ValueError(f"{path}: no 'label' column; name the label column (--label COLUMN, label=); "
+        raise ValueError(f"{path}: no 'label' column; name the class column with {label_hint}; "
                          f"columns: {_column_list(frame.columns)}")
     label_col = "label" if label is None else str(label)
     if label_col not in frame.columns:

@@ -5,6 +5,8 @@ import time
 
 import numpy as np
 
+SHOWN = 10  # features printed; --out keeps them all
+
 
 def add_arguments(parser):
     parser.add_argument("--alpha", type=int, default=None, help="largest set size per point")
@@ -17,12 +19,14 @@ def add_arguments(parser):
 
 
 def run(args, problem, X, y) -> int:
+    import pandas as pd
     from sklearn.model_selection import train_test_split
 
+    from ..core.figures import save_figure
+    from ..core.run_output import run_record, selection_table, write_run
+    from ..core.validation import feature_names
     from ..datasets import standardize
     from .estimator import LFS
-    from ..core.figures import save_figure
-    from ..core.validation import feature_names
     from .plots import plot_lfs
 
     params = dict(problem.params)
@@ -46,23 +50,34 @@ def run(args, problem, X, y) -> int:
     fit_time = time.perf_counter() - t0
     sizes = est.fstar_.sum(axis=1)
     freq = est.fstar_.mean(axis=0)
-    top = np.argsort(-freq)[:10]
+    top = np.argsort(-freq, kind="stable")[: min(SHOWN, np.count_nonzero(freq))]
     names = feature_names(est, problem.extra.get("feature_names"))
     print(f"problem {problem.name}: {X.shape[0]} training samples x {X.shape[1]} features; "
-          f"alpha={est.alpha} tau={est.tau} gamma={est.gamma:g} solver {est.solver}")
-    print(f"set size per point: mean {sizes.mean():.2f}, min {sizes.min()}, max {sizes.max()}")
-    print("most selected features (share of points): "
-          + ", ".join(f"{names[j]} {freq[j]:.2f}" for j in top if freq[j] > 0))
-    dist = np.abs(est.f_relaxed_ - est.fstar_).sum(axis=1) / X.shape[1]
-    print(f"relaxed-vs-binary l1 distance / M: mean {dist.mean():.2e}, max {dist.max():.2e}")
-    chk = est.lp_check_
-    print(f"LPs solved: {chk['n_lps']}, all certified: {chk['all_certified']}, "
-          f"worst certificate residual {chk['max_residual']:.2e}")
+          f"alpha={est.alpha} tau={est.tau} gamma={est.gamma:g}")
+    print(f"each point selects its own features: {sizes.mean():.2f} on average (min {sizes.min()}, max "
+          f"{sizes.max()}); {np.count_nonzero(freq)} of {X.shape[1]} features are selected by some point, "
+          f"most often first:")
+    print(selection_table(names, top, {"share of points": (freq, ".3f")}))
+    if np.count_nonzero(freq) > top.size:
+        print(f"  ... and {np.count_nonzero(freq) - top.size} more")
     print(est.certificate_.describe())
     print(f"fit time {fit_time:.2f} s")
     if test_size:
         print(f"test error: {100 * (1 - est.score(Xt, yt)):.2f}% on {len(yt)} held-out samples")
+    chk = est.lp_check_
+    dist = np.abs(est.f_relaxed_ - est.fstar_).sum(axis=1) / X.shape[1]
+    if args.verbose:
+        print(f"solver {est.solver}; LPs solved: {chk['n_lps']}, all certified: {chk['all_certified']}, "
+              f"worst certificate residual {chk['max_residual']:.2e}")
+        print(f"relaxed-vs-binary l1 distance / M: mean {dist.mean():.2e}, max {dist.max():.2e}")
     if args.plot:
         save_figure(plot_lfs(est, names=names), args.plot)
         print(f"figure written to {args.plot}")
+    if args.out:
+        frame = pd.DataFrame({"feature": names, "share": freq, "selected": freq > 0})
+        write_run(args.out, frame, run_record(
+            args, problem, est, X.shape[0], fit_time, n_lps=chk["n_lps"], all_certified=chk["all_certified"],
+            max_residual=chk["max_residual"], mean_set_size=sizes.mean(),
+            test_error=(1 - est.score(Xt, yt)) if test_size else None))
+        print(f"result written to {args.out}/: features.csv, features.json, run.json")
     return 0

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.figures import legend_beside, name_features
+from ..core.figures import feature_xlim, legend_beside, name_features
 from ..core.validation import feature_names
 
 
@@ -20,7 +20,7 @@ def plot_lfs(estimator, names=None):
     if ax_f.get_legend_handles_labels()[0]:
         legend_beside(ax_f)
     ax_f.set(xlabel="feature", ylabel="% of representative points", title="selected features",
-             xlim=(-0.5, share.size - 0.5))
+             xlim=feature_xlim(share.size))
     dist = np.abs(estimator.f_relaxed_ - estimator.fstar_).sum(axis=1) / estimator.fstar_.shape[1]
     ax_d.hist(dist, bins=20, weights=np.full(dist.size, 1.0 / dist.size), color="C0")
     ax_d.set(xlabel=r"$\|f_\beta - f^*\|_1 / M$", ylabel="fraction of points",

@@ -6,6 +6,8 @@ import time
 
 import numpy as np
 
+SHOWN = 20  # selected features printed; --out keeps them all
+
 
 def add_arguments(parser):
     from .estimator import FAST_PATH_FROM
@@ -35,12 +37,14 @@ def _prune_below(text):
 def run(args, problem, X, y) -> int:
     from numba.core import event
 
-    from ..core.plugins import SUBPROBLEMS, named
-    from ..core.solvers import describe_chain
-    from ..datasets import standardize
-    from .estimator import FAST_PATH_FROM, LOGO
+    import pandas as pd
+
     from ..core.figures import save_figure
+    from ..core.plugins import SUBPROBLEMS, named
+    from ..core.run_output import run_record, selection_table, write_run
     from ..core.validation import feature_names
+    from ..datasets import standardize
+    from .estimator import LOGO
     from .plots import plot_logo
 
     params = dict(problem.params)
@@ -64,34 +68,59 @@ def run(args, problem, X, y) -> int:
     selected = np.flatnonzero(est.get_support())
     order = selected[np.argsort(est.scores_[selected])[::-1]]
     names = feature_names(est, problem.extra.get("feature_names"))
-    width = max((len(names[j]) for j in order[:20]), default=0)
-    print(f"problem {problem.name}: {X.shape[0]} samples x {X.shape[1]} features; "
-          f"solver {describe_chain(est.solver, est.solvers_)}; sigma={est.sigma:g} "
+    print(f"problem {problem.name}: {X.shape[0]} samples x {X.shape[1]} features; sigma={est.sigma:g} "
           + (f"lam={est.lam:g}" if est.subproblem is None else f"subproblem {est.subproblem.describe()}"))
-    print(f"selected {order.size} feature(s) (weight/max > {est.threshold:g}), best first:")
-    for j in order[:20]:
-        print(f"  {names[j]:<{width}}  weight {est.weights_[j]:.6g}  normalized {est.scores_[j]:.4f}")
-    if order.size > 20:
-        print(f"  ... and {order.size - 20} more")
-    changes = [f"{h.change:.3g}" for h in hist]
-    shown = changes if len(changes) <= 8 else changes[:3] + ["..."] + changes[-3:]
-    print(f"outer iterations: {est.n_outer_iter_} ({est.n_iter_} with the working set's; "
-          f"{'converged' if est.converged_ else 'NOT converged: ' + est.outcome_}, theta_t = {', '.join(shown)})")
+    print(f"selected {order.size} of {X.shape[1]} features (weight > {est.threshold:g} of the largest), "
+          f"best first:")
+    print(selection_table(names, order[:SHOWN], {"weight": (est.weights_, ".4g"),
+                                                 "weight/max": (est.scores_, ".3f")}))
+    if order.size > SHOWN:
+        print(f"  ... and {order.size - SHOWN} more")
+    compiled = f" (of which {kernel_t:.2f} s compiling numba kernels, first run only)" if kernel_t > 0 else ""
+    print(f"{'converged' if est.converged_ else 'NOT converged (' + est.outcome_ + ')'} after "
+          f"{est.n_iter_} iterations in {total:.2f} s{compiled}")
     print(est.certificate_.describe())
     if not est.converged_:
         print("  not converged: a larger --sigma (Theorem 2: one fixed point above some sigma) or a "
               "larger --lam usually converges; the weights above are the last iterate's")
         print(f"  seen: {getattr(est.outcome_, 'describe', est.outcome_.__str__)()}")
+    if args.verbose:
+        _print_details(est, hist, total)
+    if args.plot:
+        relevant = problem.data.get("relevant")  # a problem file may name its relevant features
+        save_figure(plot_logo(est, relevant=relevant, names=names), args.plot)
+        print(f"figure written to {args.plot}")
+    if args.out:
+        frame = pd.DataFrame({"feature": names, "weight": est.weights_, "score": est.scores_,
+                              "selected": est.get_support()})
+        write_run(args.out, frame, run_record(args, problem, est, X.shape[0], total,
+                                              converged=est.converged_, outcome=est.outcome_,
+                                              n_iter=est.n_iter_, n_outer_iter=est.n_outer_iter_,
+                                              numba_compile_seconds=round(kernel_t, 3)))
+        print(f"result written to {args.out}/: features.csv, features.json, run.json")
+    return 0
+
+
+def _print_details(est, hist, total):
+    """--verbose: the solvers, the iteration trace, the time split and the elimination."""
+    from ..core.solvers import describe_chain
+    from .estimator import FAST_PATH_FROM
+
+    print(f"solver {describe_chain(est.solver, est.solvers_)}")
+    changes = [f"{h.change:.3g}" for h in hist]
+    shown = changes if len(changes) <= 8 else changes[:3] + ["..."] + changes[-3:]
+    print(f"iterations: {est.n_iter_}, of which {est.n_outer_iter_} over all features (the others over "
+          f"the working set); theta_t = {', '.join(shown)}")
     stats_t = sum(h.statistics_time for h in hist)
     comp_t = sum(h.compile_time for h in hist)
     solve_t = sum(h.solve_time for h in hist)
-    worst = max(r.residual for h in hist for r in h.records)
+    records = [r for h in hist for r in h.records]
+    worst = max(r.residual for r in records)
     check_t = sum(h.check_time for h in hist)
     print(f"time: total {total:.2f} s = statistics {stats_t:.2f} s + subproblem compile {comp_t:.2f} s "
-          f"+ solve {solve_t:.2f} s + final check {check_t:.2f} s (+ overhead); worst KKT residual "
-          f"{worst:.2e}")
-    print(f"  of which compiling the numba kernels: {kernel_t:.2f} s (compiled on the first run, "
-          f"then loaded from numba's cache)")
+          f"+ solve {solve_t:.2f} s + final check {check_t:.2f} s (+ overhead)")
+    print(f"solves: {len(records)}, {sum(r.certified for r in records)} certified; worst solve certificate "
+          f"residual {worst:.2e}")
     if est.prune_below_ is None:
         print(f"elimination: off (the paper's iteration over all features; prune_below='auto' eliminates "
               f"from N²·J = {FAST_PATH_FROM:.2g} on)")
@@ -103,11 +132,6 @@ def run(args, problem, X, y) -> int:
             print("  the fast path's answer is a certified fixed point; where the map has several "
                   "(sigma below Theorem 2's sigma*), the paper's iteration may reach another: "
                   "--prune-below none follows it")
-    if args.plot:
-        relevant = problem.data.get("relevant")  # a problem file may name its relevant features
-        save_figure(plot_logo(est, relevant=relevant, names=names), args.plot)
-        print(f"figure written to {args.plot}")
-    return 0
 
 
 def restart_story(history) -> str:

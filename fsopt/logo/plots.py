@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.figures import legend_beside, name_features
+from ..core.figures import NAMED_TICKS, best_features_panel, feature_xlim, legend_beside, name_features
 from ..core.validation import feature_names
 
 
@@ -13,19 +13,27 @@ def plot_logo(estimator, relevant=None, names=None):
     import matplotlib.pyplot as plt
     from matplotlib.ticker import MaxNLocator
 
-    fig, (ax_w, ax_t) = plt.subplots(1, 2, figsize=(12, 4))
     scores = estimator.scores_
+    selected = np.flatnonzero(estimator.get_support())
+    best = selected[np.argsort(-scores[selected])]
+    names = feature_names(estimator, names)
+    if scores.size <= NAMED_TICKS:  # every feature named on the axis
+        fig, (ax_w, ax_t) = plt.subplots(1, 2, figsize=(12, 4))
+    else:  # the selected ones get a panel of their own: on 5,000 ticks they share a pixel
+        fig = plt.figure(figsize=(15, 4))
+        grid = fig.add_gridspec(1, 3, width_ratios=[3.2, 1.4, 2.6])
+        ax_w, ax_t = fig.add_subplot(grid[0]), fig.add_subplot(grid[2])
+        best_features_panel(fig.add_subplot(grid[1]), names, scores, best, "weight / max weight")
     idx = np.arange(scores.size)
     ax_w.vlines(idx, 0, scores, lw=0.8, color="0.4")
     if relevant is not None:
         ax_w.plot(idx[relevant], scores[relevant], "o", color="C3", label="relevant")
     ax_w.axhline(estimator.threshold, color="C0", ls=":", lw=1,
                  label=f"selection threshold\n({estimator.threshold:g} of max)")
-    selected = np.flatnonzero(estimator.get_support())
-    name_features(ax_w, feature_names(estimator, names), scores, selected[np.argsort(-scores[selected])])
+    name_features(ax_w, names, scores, best)
     legend_beside(ax_w)
     ax_w.set(xlabel="feature", ylabel="weight / max weight", title="LOGO feature weights",
-             xlim=(-0.5, scores.size - 0.5), ylim=(0, 1.05))
+             xlim=feature_xlim(scores.size), ylim=(0, 1.12))
     changes = [h.change for h in estimator.history_]
     ax_t.semilogy(np.arange(1, len(changes) + 1), changes, "o-", label=r"$\theta_t$")
     ax_t.axhline(estimator.theta, color="C3", ls=":", lw=1,

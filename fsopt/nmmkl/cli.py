@@ -16,10 +16,14 @@ def add_arguments(parser):
 
 
 def run(args, problem, X, y) -> int:
+    import pandas as pd
+
+    from ..core.run_output import run_record, selection_table, write_run
     from ..core.solvers import describe_chain
     from ..core.validation import feature_names
     from ..datasets import standardize
     from .baselines import fisher_score, top_m
+    from .checks import LAMBDA_TOL, P_TOL
     from .estimator import NMMKL
     from .protocol import tune
 
@@ -47,28 +51,38 @@ def run(args, problem, X, y) -> int:
     total = time.perf_counter() - t0
     sel = np.flatnonzero(est.support_)
     print(f"problem {problem.name}: {X.shape[0]} samples x {keep.size} features; m={est.n_features} "
-          f"C={est.C:g} tau={est.tau:g}; solvers {describe_chain(est.solver, est.solvers_)} + {est.lp_solver}")
+          f"C={est.C:g} tau={est.tau:g}")
     given = problem.extra.get("feature_names")
     names = feature_names(est, None if given is None else np.asarray(given)[keep])
     shown = sel[np.argsort(-est.scores_[sel])]
-    width = max((len(names[j]) for j in shown), default=0)
-    print("selected (feature, tau_i, recovered p, cone p, set):")
-    for j in shown:
-        print(f"  {names[j]:<{width}}  {est.scores_[j]:.6g}  {est.p_[j]:.4f}  {est.p_cone_[j]:.4f}  {est.partition_[j]}")
+    print(f"selected {shown.size} of {keep.size} features (tau_i of (3); p: the recovered and the cone "
+          f"multipliers; set of Corollary 2), best first:")
+    print(selection_table(names, shown, {"tau_i": (est.scores_, ".4g"), "p": (est.p_, ".4f"),
+                                         "cone p": (est.p_cone_, ".4f"), "set": (est.partition_, "")}))
     dg = est.diagnostics_
-    print(f"partition |A|={dg['n_A']} |B|={dg['n_B']} |C|={dg['n_C']}; Theorem 6 bound {est.bound_:.4g}")
-    print("residuals: " + ", ".join(f"{k} {dg[k]:.2e}" for k in
-                                    ("corollary2_lambda", "corollary2_p_A_C", "kkt_stationarity",
-                                     "kkt_complementarity", "p_agreement")))
-    for r in est.records_:
-        print(f"  {r.subproblem:18} {r.solver:9} {r.status:10} compile {r.compile_time:.3f} s "
-              f"solve {r.solve_time:.3f} s  certificate {r.residual:.2e} ({'ok' if r.certified else 'NOT certified'})")
+    print(f"Corollary 2: lambda's distance from [tau_(1+k_max), tau_m] / max tau_i "
+          f"{dg['corollary2_lambda']:.1e} <= {LAMBDA_TOL:g}; |p - 1| on A, |p| on C "
+          f"{dg['corollary2_p_A_C']:.1e} <= {P_TOL:g}")
     print(est.certificate_.describe())
-    print(f"total fit time {total:.2f} s")
+    print(f"fit time {total:.2f} s")
+    if args.verbose:
+        print(f"solvers {describe_chain(est.solver, est.solvers_)} + {est.lp_solver}")
+        print(f"partition |A|={dg['n_A']} |B|={dg['n_B']} |C|={dg['n_C']}; Theorem 6 bound {est.bound_:.4g}")
+        print("diagnostics of Theorem 1's KKT conditions (relative to max tau_i; measured, no bound): "
+              + ", ".join(f"{k} {dg[k]:.2e}" for k in ("kkt_stationarity", "kkt_complementarity", "p_agreement")))
+        for r in est.records_:
+            print(f"  {r.subproblem:18} {r.solver:9} {r.status:10} compile {r.compile_time:.3f} s "
+                  f"solve {r.solve_time:.3f} s  certificate {r.residual:.2e} ({'ok' if r.certified else 'NOT certified'})")
     if args.plot:
         from ..core.figures import save_figure
         from .plots import plot_nmmkl
 
         save_figure(plot_nmmkl(est, names=names), args.plot)
         print(f"figure written to {args.plot}")
+    if args.out:
+        frame = pd.DataFrame({"feature": names, "tau_i": est.scores_, "p": est.p_, "cone_p": est.p_cone_,
+                              "set": est.partition_, "selected": est.support_})
+        write_run(args.out, frame, run_record(args, problem, est, X.shape[0], total, prefilter=int(keep.size),
+                                              diagnostics=dg, theorem6_bound=est.bound_))
+        print(f"result written to {args.out}/: features.csv, features.json, run.json")
     return 0

@@ -127,6 +127,10 @@ def _cmd_run(args, clis) -> int:
         raise ValueError(f"method {args.method!r} has no cli module (its package provides none)")
     if args.plot:
         check_output_file(args.plot, "--plot")
+    if args.out:
+        from ..core.run_output import check_output_dir
+
+        check_output_dir(args.out)
     if args.data is None:
         if args.label is not None:
             raise ValueError("--label names the class column of a --data file; it needs --data")
@@ -134,7 +138,8 @@ def _cmd_run(args, clis) -> int:
         X, y = problem.load(n_irrelevant=args.irrelevant, random_state=args.seed,
                             data_dir=args.data_dir, given_by="--irrelevant / --seed")
     else:  # the user's own file: z-scored, the method's defaults, its column names
-        frame, y = load_dataset(args.data, data_dir=args.data_dir, label=args.label, as_frame=True)
+        frame, y = load_dataset(args.data, data_dir=args.data_dir, label=args.label, as_frame=True,
+                                label_hint="--label NAME")
         X = add_irrelevant_features(frame.to_numpy(), args.irrelevant or 0, args.seed, what="--irrelevant")
         names = [str(c) for c in frame.columns] + [f"irrelevant{i}" for i in range(args.irrelevant or 0)]
         problem = Problem(name=Path(args.data).name, method=args.method, path=str(args.data),
@@ -324,7 +329,8 @@ def build_parser(clis=None, command=None) -> argparse.ArgumentParser:
                          description="Fit one method on a CSV file of your own (--data) or on a "
                                      "declared problem (--problem; see fsopt problems).",
                          epilog=_examples("fsopt run logo --data my_data.csv --label class",
-                                          "fsopt run nmmkl --problem nmmkl_toy --m 2"))
+                                          "fsopt run nmmkl --problem nmmkl_toy --m 2",
+                                          "fsopt run logo --problem spiral --out result --verbose"))
     msub = run.add_subparsers(dest="method", required=True, metavar="METHOD")
     from ..core.plugins import method_packages
 
@@ -349,6 +355,12 @@ def build_parser(clis=None, command=None) -> argparse.ArgumentParser:
         mp.add_argument("--solver", default=None,
                         help="backend or profile (see fsopt solvers; default: the method's)")
         mp.add_argument("--plot", default=None, metavar="FILE.png", help="save the method's figure")
+        mp.add_argument("--out", default=None, metavar="DIR",
+                        help="keep the result: features.csv and features.json (each feature's name, "
+                             "numbers, selected or not) and run.json (the command, parameters, "
+                             "versions, certificate and who answered)")
+        mp.add_argument("--verbose", action="store_true",
+                        help="also the solvers, the iteration trace, the time split and caveats")
         mp.add_argument("--quiet", action="store_true",
                         help="no progress bar (none either when stderr is not a terminal)")
         if mod is not None and hasattr(mod, "add_arguments"):
@@ -369,6 +381,7 @@ def main(argv=None) -> int:
     clis = _method_clis(method) if method is not None else {}
     args = build_parser(clis, command).parse_args(argv)
     args.progress = show_progress(args) if hasattr(args, "quiet") else False
+    args.argv = argv
     try:
         if args.command == "solvers":
             return _cmd_solvers(args)

@@ -60,7 +60,7 @@ def load_data(source, data_dir=None, label=None):
     if str(source) in generated:
         X, y = generated[str(source)]()
         return X, y, str(source)
-    X, y = load_dataset(source, data_dir=data_dir, label=label, allow_missing=True)
+    X, y = load_dataset(source, data_dir=data_dir, label=label, allow_missing=True, label_hint="--label NAME")
     name = Path(str(source)).name
     for suffix in (".gz", ".csv"):
         name = name.removesuffix(suffix)
