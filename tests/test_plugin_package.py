@@ -43,8 +43,10 @@ def test_fsopt_run_runs_the_method_and_the_penalty(env):
     assert "converged" in out and "NOT" not in out and out.split("best features: ")[1][:1] in "01"
     out = run_fsopt(env, "run", "logo", "--problem", "irelief_adaptive_spiral", "--quiet")
     assert "subproblem garrote_logistic" in out and "adaptive l1" in out
-    best = [line.split()[0] for line in out.splitlines() if " weight " in line][:2]  # named x0, x1, ...
-    assert sorted(best) == ["x0", "x1"] and "converged, theta_t" in out
+    lines = out.splitlines()
+    header = next(i for i, line in enumerate(lines) if line.split()[:2] == ["feature", "weight"])
+    best = [line.split()[0] for line in lines[header + 1:header + 3]]  # the table's rows: x0, x1, ...
+    assert sorted(best) == ["x0", "x1"] and "\nconverged after " in out
 
 
 def test_fsopt_bench_compares_solvers_on_the_plugin_subproblems(env, tmp_path):
