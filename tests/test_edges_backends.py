@@ -386,3 +386,13 @@ def test_lfs_fallback_is_validated_before_any_work():
         LFS(fallback=(3,), **LFS_SMALL).fit(X, y)
     with pytest.raises(ValueError, match="fallback"):
         LFS(fallback="HIGHS", **LFS_SMALL).fit(X, y)
+
+
+def test_the_fits_warning_gives_the_failures_cause_not_a_rejected_claim(register):
+    """The fit's SolverWarning (most answers from a fallback) says what the first solver did: a
+    failure here, where it used to say "said 'optimal' where the NumPy certificate did not hold"."""
+    name = register(Broken("raises", ["garrote_logistic"]))
+    with pytest.warns(SolverWarning, match=rf"not {name}'s own: .*\({name}'s first answers: \d+ failed "
+                                           r"\(solver_error\)\)$"), \
+            pytest.warns(BackendFailureWarning):
+        LOGO(sigma=5.0, solver=name, fallback=("LBFGSB",)).fit(*_logo_data())

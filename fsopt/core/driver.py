@@ -37,6 +37,7 @@ import itertools
 import time
 import warnings
 from abc import ABC, abstractmethod
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Callable, Generic, TypeVar
 
@@ -721,7 +722,7 @@ class FixedPointDriver:
                           f"max_iter={self.max_iter} outer iterations (last theta_t = "
                           f"{history[-1].change:.3g}, theta = {self.theta:g}); {outcome.seen}; {outcome.advice}",
                           ConvergenceWarning, stacklevel=3)
-        self._warn_who_answered(certificate)
+        self._warn_who_answered(certificate, [r for h in history for r in h.records])
         t0 = time.perf_counter()
         rounding = method.round(iterate, active, detail)
         return DriverResult(iterate, active, history, outcome == "converged", rounding,
@@ -762,16 +763,19 @@ class FixedPointDriver:
         return FitCertificate(history[-1].change, self.theta, answers=count_answers(records),
                               solvers=asked_solvers(records), tally=tally_answers(records), **measured)
 
-    def _warn_who_answered(self, certificate):
-        """A fit whose answers came mostly from the polish or a fallback says so, naming the solver."""
+    def _warn_who_answered(self, certificate, records):
+        """A fit whose answers came mostly from the polish or a fallback says so, naming the solver
+        and what its own first answers were (a claim the certificate rejected, a failure)."""
         answers, total = certificate.answers, sum(certificate.answers.values())
         others = answers.get("polished", 0) + answers.get("fallback", 0)
         if total and 2 * others > total:
             named = certificate.solvers[0] if certificate.solvers else "the solver"
+            why = Counter(_first_answer(r) for r in records if r.attempts)
             warnings.warn(f"{self.desc}: {others} of {total} subproblem answers are not {named}'s own: "
                           f"{answers.get('polished', 0)} came from the native polish of a rejected answer and "
-                          f"{answers.get('fallback', 0)} from a fallback solver ({named} said "
-                          f"'optimal' where the NumPy certificate did not hold)", SolverWarning, stacklevel=3)
+                          f"{answers.get('fallback', 0)} from a fallback solver ({named}'s first answers: "
+                          f"{'; '.join(f'{n} {what}' for what, n in why.most_common())})",
+                          SolverWarning, stacklevel=3)
 
     def _remember(self, solves, t, new, record):
         """The last 2·max_period solves (sparse copies) for the cycle detection; a re-entry
@@ -849,3 +853,14 @@ def _forget(accelerator):
     if accelerator is not None and hasattr(accelerator, "reset"):
         accelerator.reset()
     return accelerator
+
+
+def _first_answer(record) -> str:
+    """What the first solver asked for ``record``'s solve did: failed, or a rejected claim."""
+    first = record.attempts[0]
+    if first.backend_failed:
+        return f"failed ({first.status})"
+    if first.status == "rejected_certificate":
+        return f"said '{first.solver_status}' where the NumPy certificate did not hold"
+    return f"ended with status '{first.status}'"
+
