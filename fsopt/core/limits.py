@@ -11,6 +11,7 @@
 """
 from __future__ import annotations
 
+import argparse
 import json
 import math
 import os
@@ -136,3 +137,20 @@ def load_json(text, what):
     except ValueError as exc:  # JSONDecodeError and UnicodeDecodeError
         raise ValueError(f"{what} is not valid JSON: {exc}") from None
     return check_depth(value, what)
+
+
+def integer_argument(low, high=None):
+    """An argparse type: an integer from ``low`` to ``high`` (a count the run will allocate or
+    loop over, bounded so that a typo cannot ask for 10^12 splits or workers)."""
+    wanted = "a nonnegative integer" if (low, high) == (0, None) else (
+        f"an integer >= {low}" if high is None else f"an integer from {low} to {high}")
+
+    def parse(text):
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected {wanted}, got {text!r}") from None
+        if value < low or (high is not None and value > high):
+            raise argparse.ArgumentTypeError(f"expected {wanted}, got {value}")
+        return value
+    return parse

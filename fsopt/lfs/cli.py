@@ -5,17 +5,19 @@ import time
 
 import numpy as np
 
+from ..core.limits import MAX_JOBS, integer_argument
+
 SHOWN = 10  # features printed; --out keeps them all
 
 
 def add_arguments(parser):
-    parser.add_argument("--alpha", type=int, default=None, help="largest set size per point")
-    parser.add_argument("--tau", type=int, default=None, help="outer iterations")
+    parser.add_argument("--alpha", type=integer_argument(1), default=None, help="largest set size per point")
+    parser.add_argument("--tau", type=integer_argument(1), default=None, help="outer iterations")
     parser.add_argument("--gamma", type=float, default=None, help="impurity level of the spheres")
-    parser.add_argument("--n-jobs", type=int, default=None, help="joblib workers")
+    parser.add_argument("--n-jobs", type=integer_argument(-1, MAX_JOBS), default=None, help="joblib workers")
     parser.add_argument("--test-size", type=float, default=None,
                         help="hold out this fraction (or count, if > 1) for a test error")
-    parser.add_argument("--random-state", type=int, default=0, help="seed of split and rounding")
+    parser.add_argument("--random-state", type=integer_argument(0, 2**32 - 1), default=0, help="seed of split and rounding")
 
 
 def run(args, problem, X, y) -> int:

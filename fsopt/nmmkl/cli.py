@@ -5,9 +5,11 @@ import time
 
 import numpy as np
 
+from ..core.limits import integer_argument
+
 
 def add_arguments(parser):
-    parser.add_argument("--m", type=int, default=None, help="number of features to select")
+    parser.add_argument("--m", type=integer_argument(1), default=None, help="number of features to select")
     parser.add_argument("--C", type=float, default=None, help="SVM box constraint C of (3)")
     parser.add_argument("--tau", type=float, default=None, help="ridge tau of (3)")
     parser.add_argument("--lp-solver", default=None, help="LP solver for the recovery (15)")

@@ -14,7 +14,7 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
 from ..core.exceptions import SolverFailed
-from ..core.limits import MAX_JOBS
+from ..core.limits import MAX_JOBS, integer_argument
 
 
 def _method_clis(only=None) -> dict:
@@ -177,24 +177,9 @@ def check_output_file(path, what):
         target.unlink()
 
 
-def _integer(low, high=None):
-    """An argparse type: an integer from ``low`` to ``high`` (a count the run will allocate or
-    loop over, bounded so that a typo cannot ask for 10^12 splits or workers)."""
-    wanted = "a nonnegative integer" if (low, high) == (0, None) else (
-        f"an integer >= {low}" if high is None else f"an integer from {low} to {high}")
-
-    def parse(text):
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"expected {wanted}, got {text!r}") from None
-        if value < low or (high is not None and value > high):
-            raise argparse.ArgumentTypeError(f"expected {wanted}, got {value}")
-        return value
-    return parse
 
 
-_nonnegative_int = _integer(0)
+_nonnegative_int = integer_argument(0)
 MAX_SPLITS = 10_000  # outer splits or label permutations of an experiment (each is a full fit)
 
 
@@ -309,8 +294,8 @@ def build_parser(clis=None, command=None) -> argparse.ArgumentParser:
                    help="directory holding data set CSV files (default: $FSOPT_DATA, then the data "
                         "shipped with fsopt)")
     e.add_argument("--quick", action="store_true", help="few splits, small grids: a smoke run")
-    e.add_argument("--splits", type=_integer(1, MAX_SPLITS), default=None, help="outer splits (default: the paper's)")
-    e.add_argument("--seed", type=_integer(0, 2**32 - 1), default=0, help="seed of every random step (splits, draws, folds, rounding)")
+    e.add_argument("--splits", type=integer_argument(1, MAX_SPLITS), default=None, help="outer splits (default: the paper's)")
+    e.add_argument("--seed", type=integer_argument(0, 2**32 - 1), default=0, help="seed of every random step (splits, draws, folds, rounding)")
     e.add_argument("--out", default="experiment-results", help="output directory (resumable)")
     e.add_argument("--quiet", action="store_true", help="no progress bar, no table")
     e.add_argument("--label", default=None, help="label column (required when the file has no 'label' column)")
@@ -321,9 +306,9 @@ def build_parser(clis=None, command=None) -> argparse.ArgumentParser:
                    help="impute missing values (fitted on each training part)")
     e.add_argument("--drop-missing", type=float, default=None, metavar="FRACTION",
                    help="drop columns with more than FRACTION missing in the training part")
-    e.add_argument("--jobs", type=_integer(-1, MAX_JOBS), default=1,
+    e.add_argument("--jobs", type=integer_argument(-1, MAX_JOBS), default=1,
                    help="outer splits in parallel (results as a serial run)")
-    e.add_argument("--null", type=_integer(0, MAX_SPLITS), default=0, metavar="N",
+    e.add_argument("--null", type=integer_argument(0, MAX_SPLITS), default=0, metavar="N",
                    help="also run the protocol on N label permutations: each method's chance level")
     run = sub.add_parser("run", formatter_class=fmt, help="fit a method on your data or a declared problem",
                          description="Fit one method on a CSV file of your own (--data) or on a "
