@@ -39,7 +39,8 @@ class NMMKL(SelectorMixin, BaseEstimator):
     lp_solver : str, default="HIGHS"
         LP-capable backend or profile for the recovery LP (15).
     fallback : sequence of str, default=()
-        Solvers tried in turn when ``solver`` fails (after those of "auto").
+        Solvers tried in turn when ``solver`` fails on (8) (after those of "auto"); those of them
+        that solve LPs are also tried when ``lp_solver`` fails on the recovery LP (15).
     solver_options : dict or None, default=None
         Options of ``solver``: the common ``tol``, ``max_iter``, ``verbose`` and backend ones
         (with ``solver="auto"``, each solver gets those it accepts).
