@@ -134,7 +134,7 @@ def test_failed_solve_reports_solver_and_status_and_does_not_round():
 def test_cli_runs_the_toy(capsys):
     from fsopt.tools.cli import main
 
-    assert main(["run", "nmmkl", "--problem", "nmmkl_toy", "--m", "1", "--quiet"]) == 0
+    assert main(["run", "nmmkl", "--problem", "nmmkl_toy", "--m", "1", "--quiet", "--verbose"]) == 0
     out = capsys.readouterr().out
     assert "Theorem 6 bound" in out and "certificate" in out
     assert out.split("selected")[1].splitlines()[1].split()[0] == "Z"
