@@ -111,6 +111,8 @@ def summary(frame, time_limit, shift=10.0) -> str:
     instance × solver, the first solve against the timed ones, then the skipped pairs' reasons."""
     lines = [f"## Shifted geometric mean of time (s): shift {shift:g} s, unsolved counted at the "
              f"{time_limit:g} s limit; solved = NumPy certificate within its tolerance\n"]
+    if frame.attrs.get("run"):  # what the run reused and what it solved (fsopt.tools.bench.run)
+        lines = ["## This run\n", *[f"- {line.strip()}" for line in frame.attrs["run"]], ""] + lines
     if not frame["solved"].any():
         lines.append("**Nothing was solved in this study** (see the statuses below; raise --timeout "
                      "and rerun with --retry timeout).\n")
