@@ -32,7 +32,8 @@ def _declare(folder, lam=1.0, seed=0, sizes=(2,), tol=1e-8):
     """The problem file "keyed" and the solver profile "my-clarabel" under ``folder``."""
     (folder / "problems").mkdir(exist_ok=True)
     (folder / "solvers").mkdir(exist_ok=True)
-    (folder / "problems" / "keyed.toml").write_text(PROBLEM.format(lam=lam, seed=seed, sizes=list(sizes)))
+    text = PROBLEM.format(lam=lam, seed=seed, sizes=list(sizes))
+    (folder / "problems" / "keyed.toml").write_text(text.replace("random_state = None\n", ""))
     (folder / "solvers" / "my-clarabel.toml").write_text(PROFILE.format(tol=tol))
     return folder / "problems" / "keyed.toml"
 
@@ -120,6 +121,15 @@ def test_changed_data_re_solve_their_rows(study):
     _, lines = run(out)
     assert counts(lines)["re-solved"] == 1
     assert lines[1] == f"  re-solved 1: data.random_state 0 → 1 in problem file {path}; the data changed"
+
+
+def test_data_not_the_same_at_each_load_are_an_error_not_a_mislabelled_row(study):
+    out, _, declare = study
+    declare(seed=None)  # the spiral drawn afresh at each load: the worker's is not the planned one
+    frame, _ = run(out)
+    assert (frame["status"] == "error").all(), frame["status"]
+    assert "the data built for the solves differs from the one planned" in frame["reason"].iloc[0]
+    assert "give [data] random_state" in frame["reason"].iloc[0]
 
 
 def test_a_changed_profile_re_solves_only_its_solver(study):

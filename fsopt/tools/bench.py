@@ -26,8 +26,10 @@ all of one (solver, instance) pair in one fresh process (a per-solve timeout, th
 memory) after one untimed warm-up solve (its wall time in ``warmup_time``).  The solver's word is
 kept apart (``claim``, ``claim_confirmed``: :mod:`fsopt.tools.bench_claims`).  Every (solver, instance) pair left
 out gets a row with status ``skipped`` and the ``reason``.  Statuses come from
-:mod:`fsopt.core.status`; a solve is *solved* only when its NumPy certificate holds.  Cells already in
-``results.jsonl`` are not rerun; a solve logged again after a row that no run replaces (a result
+:mod:`fsopt.core.status`; a solve is *solved* only when its NumPy certificate holds.  Each row carries
+a key of everything that determines it (:mod:`fsopt.tools.bench_keys`): a rerun reuses the rows of
+``results.jsonl`` whose key matches, re-solves the rest and says why; solvers may be added to a
+study (its solvers grow); a solve logged again after a row that no run replaces (a result
 that stands, not a failure to retry) is refused, naming the file and both lines.  Every size of
 a ``[bench]`` table is checked against the memory its data need before any work.  Summary, plots and report: :mod:`fsopt.tools.bench_report`.
 """
@@ -454,7 +456,9 @@ def _solve_cell(cell: Cell, emit=None) -> list[dict]:
     else:
         try:
             problem = get_problem(cell.problem)
-            sp = _materialize(_instance(problem, cell.size, context.allow_hook_files)[cell.kind])
+            entries, data, instances = _instance(problem, cell.size, context.allow_hook_files, digests=True)
+            _check_planned(cell, data, instances[cell.kind])
+            sp = _materialize(entries[cell.kind])
         except Exception as exc:  # noqa: BLE001 - a broken instance is a result, not a stop
             sp, failure = None, f"building the instance failed: {type(exc).__name__}: {exc}"[:300]
     warmup = _warm_up(sp, cell.solver) if sp is not None else np.nan
@@ -468,6 +472,19 @@ def _solve_cell(cell: Cell, emit=None) -> list[dict]:
         if emit is not None:
             emit(row)
     return rows
+
+
+def _check_planned(cell, data, instance):
+    """ValueError when the instance built in the worker is not the one its rows' keys describe."""
+    planned = json.loads(cell.provenance)
+    if not planned:
+        return
+    for what, then, now in (("data", planned["data"], data), ("subproblem instance", planned["subproblem"], instance)):
+        if then != now:
+            raise ValueError(f"the {what} built for the solves differs from the one planned (digest "
+                             f"{keys.digest(then)} planned, {keys.digest(now)} built): the problem's data are "
+                             f"not the same at each load (give [data] random_state) or its file changed "
+                             f"during the run")
 
 
 def _warm_up(sp, solver) -> float:

@@ -127,6 +127,11 @@ class StudyFolder:
                       for k in sorted(set(fixed) | set(self.identity)) if fixed.get(k) != self.identity.get(k)]
             raise ValueError(f"{self.what} {self.path} holds another study ({'; '.join(differ)}); "
                              f"its results would be mixed or replaced: choose another {self.what}")
+        for k in self.grows:
+            if not (stored.get(k) in (None, "all") or isinstance(stored[k], list)
+                    and all(isinstance(v, str) for v in stored[k])):
+                raise ValueError(f"{self.what} {self.path}: {stored_path} field {k!r} = {stored[k]!r} is not a list "
+                                 f"of names or \"all\"; move it away or choose another {self.what}")
         self.grown = {k: _union(stored.get(k), v) for k, v in self.grows.items()}
         if any(stored.get(k) != v for k, v in self.grown.items()):
             self._store()
