@@ -201,3 +201,19 @@ def test_the_instance_state_tells_arrays_and_nested_parameters_apart():
     assert keys.digest(keys.state(GarroteLogistic(lam=1.0, Z=Z.copy()))) == base
     assert keys.digest(keys.state(GarroteLogistic(lam=2.0, Z=Z))) != base
     assert keys.digest(keys.state(GarroteLogistic(lam=1.0, Z=Z + 1e-12))) != base
+
+
+def test_every_status_is_in_the_summary_with_its_count_and_an_example():
+    import pandas as pd
+
+    from fsopt.tools.bench_stats import summary
+
+    cell = bench.Cell("keyed", "garrote_logistic", 2, "HIGHS")
+    rows = [bench._row(cell, "error", (0, "tol", 1e-2), reason="SolverError: planted at a loose tolerance"),
+            bench._row(cell, "error", (0, "tol", 1e-4), reason="SolverError: again"),
+            bench._row(cell, "rejected_certificate", (0, "default", None), certificate=3e-4, objective=1.0),
+            bench._row(bench.Cell("keyed", "garrote_logistic", 2, "SCS"), "timeout", reason="no result within 1 s")]
+    text = summary(pd.DataFrame(rows, columns=bench.COLUMNS), time_limit=1.0)
+    assert "| garrote_logistic | HIGHS | error | 2 | SolverError: planted at a loose tolerance |" in text
+    assert "| garrote_logistic | HIGHS | rejected_certificate | 1 | certificate residual 0.0003 |" in text
+    assert "| garrote_logistic | SCS | timeout | 1 | no result within 1 s |" in text

@@ -20,7 +20,8 @@ from pathlib import Path
 import numpy as np
 
 from .bench_claims import CONFIDENCE, claim_table
-from .bench_stats import TAUS, instance_times, performance_profile, sgm_table, summary, timing_table
+from .bench_stats import (TAUS, instance_times, performance_profile, sgm_table, status_table, summary,
+                          timing_table)
 from ..core.status import SKIPPED
 
 PLOTS = {"performance_profile.png": "Performance profiles (Dolan & Moré 2002)",
@@ -293,9 +294,12 @@ def report_html(frame, figures, time_limit, shift=10.0) -> str:
              f"skipped pairs. Time = compile + solve; solved = status optimal or optimal_inaccurate "
              f"with the NumPy certificate within its tolerance.</p>",
              _nothing_solved(frame),
+             "".join(f"<p class='run'>{esc(line.strip())}</p>" for line in frame.attrs.get("run", [])),
              f"<h2>Shifted geometric mean of time (shift {shift:g} s, unsolved at the "
              f"{time_limit:g} s limit)</h2>",
              table.to_html(index=False, float_format=lambda v: f"{v:.4g}", border=0),
+             "<h2>Every status: rows per solver (all budgets and repetitions)</h2>",
+             status_table(frame).to_html(index=False, border=0, table_id="statuses"),
              f"<h2>Claim accuracy: how often each solver's word is true</h2><p>A claim is a status "
              f"optimal, optimal_inaccurate, infeasible, unbounded (or their _inaccurate forms); it is "
              f"confirmed when the NumPy certificate (a solution's, or a Farkas / primal ray's) holds. "

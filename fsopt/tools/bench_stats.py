@@ -105,8 +105,29 @@ def timing_markdown(table) -> str:
             "over instances of (max − min) / median of the repetitions.\n")
 
 
+def status_table(frame) -> pd.DataFrame:
+    """Per kind × solver × status, over every row (every budget and repetition, skipped pairs
+    too): how many, and an example reason (an unsolved row without one: its certificate
+    residual), so that no failure is hidden by the rankings."""
+    if frame.empty:
+        return pd.DataFrame(columns=["kind", "solver", "status", "rows", "example"])
+    residual = frame["certificate"].map(lambda v: f"certificate residual {v:.2g}" if np.isfinite(v) else "")
+    reason = frame["reason"].fillna("").astype(str)
+    reasons = frame.assign(reason=reason.where(reason != "", residual.where(~frame["solved"], "")))
+    return (reasons.groupby(["kind", "solver", "status"])
+            .agg(rows=("status", "size"), example=("reason", lambda r: next((x for x in r if x), "")))
+            .reset_index())
+
+
+def status_markdown(table) -> str:
+    lines = ["\n## Every status: rows per solver (all budgets and repetitions), with an example reason\n",
+             "| kind | solver | status | rows | example |", "|---|---|---|---|---|"]
+    lines += [f"| {r.kind} | {r.solver} | {r.status} | {r.rows} | {r.example[:160]} |" for r in table.itertuples()]
+    return "\n".join(lines) + "\n"
+
+
 def summary(frame, time_limit, shift=10.0) -> str:
-    """Markdown: the SGM table per kind, the claim accuracy (:mod:`fsopt.tools.bench_claims`),
+    """Markdown: what this run reused and ran, the SGM table per kind, every status with counts, the claim accuracy (:mod:`fsopt.tools.bench_claims`),
     median time (spread over repetitions, error to the reference, status when not solved) per
     instance × solver, the first solve against the timed ones, then the skipped pairs' reasons."""
     lines = [f"## Shifted geometric mean of time (s): shift {shift:g} s, unsolved counted at the "
@@ -120,6 +141,7 @@ def summary(frame, time_limit, shift=10.0) -> str:
         lines += [f"\n**{kind}**\n", "| solver | solved | SGM time (s) | relative |", "|---|---|---|---|"]
         lines += [f"| {r.solver} | {r.solved}/{r.instances} | {r.sgm_time:.4g} | {r.relative:.2f} |"
                   for r in table.itertuples()]
+    lines.append(status_markdown(status_table(frame)))
     lines.append("\n" + claims_markdown(claim_table(frame)))
     lines.append("\n## Per instance: median time s (min–max over repetitions) [error to reference]\n")
     default = frame[(frame["budget"] == "default") & (frame["status"] != SKIPPED)]
