@@ -217,3 +217,19 @@ def test_every_status_is_in_the_summary_with_its_count_and_an_example():
     assert "| garrote_logistic | HIGHS | error | 2 | SolverError: planted at a loose tolerance |" in text
     assert "| garrote_logistic | HIGHS | rejected_certificate | 1 | certificate residual 0.0003 |" in text
     assert "| garrote_logistic | SCS | timeout | 1 | no result within 1 s |" in text
+
+
+def test_solvers_are_timed_at_equal_accuracy_and_a_rejected_claim_keeps_its_certificate_parts():
+    import pandas as pd
+
+    from fsopt.tools.bench_stats import accuracy_times
+
+    cell = bench.Cell("spiral", "garrote_logistic", 20, "GRADIENT", 1, (("tol", 1e-2), ("max_iter", 2)))
+    default, loose, short = bench._solve_cell(cell)
+    parts = json.loads(loose["certificate_parts"])
+    assert loose["status"] == "rejected_certificate" and parts["residual"] == loose["certificate"] > parts["bound"]
+    assert parts["residual"] <= 100 * parts["bound"] and "primal_infeasibility" in parts
+    frame = pd.DataFrame([default, loose, short], columns=bench.COLUMNS)
+    at = {factor: accuracy_times(frame, factor).iloc[0, 0] for factor in (100.0, 1.0)}
+    # low accuracy: the loose solve (faster, within 100 × its bound) counts; default: only the certified one
+    assert at[100.0] == loose["time"] < default["time"] and at[1.0] == default["time"]

@@ -59,7 +59,7 @@ from . import bench_keys as keys
 from .study_folder import StudyFolder, notice
 
 COLUMNS = ["problem", "kind", "size", "solver", "repetition", "budget", "tol", "max_iter", "status",
-           "reason", "solved", "objective", "certificate", "certified", "error_to_reference",
+           "reason", "solved", "objective", "certificate", "certified", "certificate_parts", "error_to_reference",
            "compile_time", "solve_time", "time", "iterations", "peak_memory", "options", "claim",
            "claim_confirmed", "warmup_time", "key", "provenance"]
 KEY_COLUMNS = ("key", "provenance")  # what determines a row (fsopt.tools.bench_keys)
@@ -514,13 +514,14 @@ def _solve(sp, cell, solve) -> dict:
         record = exc.attempts[-1]
     except Exception as exc:  # noqa: BLE001 - a crashing solver is a result, not a stop
         return _row(cell, st.ERROR, solve, reason=f"{type(exc).__name__}: {exc}"[:400])
-    objective, residual, certified = _certify(sp, record)
+    objective, residual, certified, parts = _certify(sp, record)
     closed = _closed_status(record.status, certified)
     claim = record.solver_status or record.status
     claim = claim if claim in st.CLAIMS else ""
     confirmed = certified if claim in st.SUCCESS else bool(record.certificate.get("confirmed", False))
     return _row(cell, closed, solve, reason="" if closed == record.status else str(record.status),
                 objective=objective, certificate=residual, certified=certified, claim=claim,
+                certificate_parts=json.dumps(parts, sort_keys=True, default=float),
                 claim_confirmed=bool(claim) and confirmed,
                 compile_time=record.compile_time, solve_time=record.solve_time,
                 time=(record.compile_time or 0.0) + record.solve_time, iterations=record.iterations,
@@ -528,15 +529,16 @@ def _solve(sp, cell, solve) -> dict:
 
 
 def _certify(sp, record):
-    """(objective, certificate residual, certified) of a record, computed in NumPy when the
-    record does not carry them (a failed attempt)."""
+    """(objective, certificate residual, certified, the certificate's components and its
+    ``bound``) of a record, computed in NumPy when the record does not carry them (a failed
+    attempt)."""
     if not record.solution:  # a claim that no optimum exists: the residual of its ray, if checked
-        return np.nan, record.certificate.get("residual", np.nan), False
+        return np.nan, record.certificate.get("residual", np.nan), False, dict(record.certificate)
     if record.certificate and record.objective is not None:
-        return record.objective, record.residual, bool(record.certified)
-    residual = float(sp.certificate(record.solution)["residual"])
-    bound = sp.certificate_tol * sp.certificate_scale(record.solution)
-    return float(sp.objective(record.solution)), residual, bool(residual <= bound)
+        return record.objective, record.residual, bool(record.certified), dict(record.certificate)
+    parts = {k: float(v) for k, v in sp.certificate(record.solution).items()}
+    parts["bound"] = sp.certificate_tol * sp.certificate_scale(record.solution)
+    return float(sp.objective(record.solution)), parts["residual"], bool(parts["residual"] <= parts["bound"]), parts
 
 
 def _closed_status(raw, certified):
@@ -557,7 +559,7 @@ def _row(cell, status, solve=(0, DEFAULT, None), **values):
     repetition, budget, value = solve
     row = dict.fromkeys(COLUMNS, np.nan)
     row.update(problem=cell.problem, kind=cell.kind, size=int(cell.size), solver=cell.solver,
-               repetition=int(repetition), budget=budget, options="", reason="", claim="",
+               repetition=int(repetition), budget=budget, options="", reason="", claim="", certificate_parts="",
                iterations=None, certified=False, claim_confirmed=False, status=st.check_status(status))
     if budget != DEFAULT:
         row[budget] = value
@@ -591,7 +593,8 @@ def check_retry(retry) -> frozenset:
     return frozenset(words)
 
 
-_TEXT, _NUMBER = ("problem", "kind", "solver", "status", "reason", "options", "claim", "key", "provenance"), (
+_TEXT, _NUMBER = ("problem", "kind", "solver", "status", "reason", "options", "claim", "certificate_parts", "key",
+                  "provenance"), (
     "objective", "certificate", "error_to_reference", "compile_time", "solve_time", "time", "peak_memory",
     "warmup_time")
 
@@ -599,7 +602,7 @@ _TEXT, _NUMBER = ("problem", "kind", "solver", "status", "reason", "options", "c
 def check_row(row) -> dict:
     """A row read back from results.jsonl, checked field by field (types, closed statuses,
     ``solved`` consistent with status and certificate); a ValueError names the first bad field."""
-    if isinstance(row, dict) and set(COLUMNS) - set(row) == set(KEY_COLUMNS):
+    if isinstance(row, dict) and set(row) < set(COLUMNS) and not set(KEY_COLUMNS) & set(row):
         raise ValueError(f"a row of an earlier fsopt bench, written before rows carried keys ({', '.join(KEY_COLUMNS)}): "
                          f"what produced it cannot be checked, so it is never reused; rerun the study in a new --out "
                          f"(or move this results.jsonl away)")

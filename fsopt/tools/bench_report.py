@@ -20,8 +20,8 @@ from pathlib import Path
 import numpy as np
 
 from .bench_claims import CONFIDENCE, claim_table
-from .bench_stats import (TAUS, instance_times, performance_profile, sgm_table, status_table, summary,
-                          timing_table)
+from .bench_stats import (TAUS, accuracy_table, instance_times, performance_profile, sgm_table, status_table,
+                          summary, timing_table)
 from ..core.status import SKIPPED
 
 PLOTS = {"performance_profile.png": "Performance profiles (Dolan & Moré 2002)",
@@ -298,6 +298,11 @@ def report_html(frame, figures, time_limit, shift=10.0) -> str:
              f"<h2>Shifted geometric mean of time (shift {shift:g} s, unsolved at the "
              f"{time_limit:g} s limit)</h2>",
              table.to_html(index=False, float_format=lambda v: f"{v:.4g}", border=0),
+             "<h2>At equal accuracy: time to a certificate residual within factor × its bound</h2>"
+             "<p>low: 100 ×, default: 1 × (certified), high: 0.01 × the subproblem's certificate bound; "
+             "each solver's fastest solve that reaches it; sgm_median_shift: shift = the median time.</p>",
+             accuracy_table(frame, time_limit, shift).to_html(index=False, float_format=lambda v: f"{v:.4g}",
+                                                              border=0, table_id="accuracy"),
              "<h2>Every status: rows per solver (all budgets and repetitions)</h2>",
              status_table(frame).to_html(index=False, border=0, table_id="statuses"),
              f"<h2>Claim accuracy: how often each solver's word is true</h2><p>A claim is a status "
