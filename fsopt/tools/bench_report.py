@@ -290,8 +290,7 @@ def report_html(frame, figures, time_limit, shift=10.0) -> str:
              f"</title><style>{_STYLE}</style></head><body>",
              "<h1>fsopt bench: solver comparison study</h1>",
              f"<p>{len(frame)} rows: {int((frame['status'] != SKIPPED).sum())} solves, "
-             f"{int(frame['solved'].sum())} certified, {int((frame['status'] == SKIPPED).sum())} "
-             f"skipped pairs. Time = compile + solve; solved = status optimal or optimal_inaccurate "
+             f"{int(frame['solved'].sum())} certified, {_skipped_pairs(frame)}. Time = compile + solve; solved = status optimal or optimal_inaccurate "
              f"with the NumPy certificate within its tolerance.</p>",
              _nothing_solved(frame),
              "".join(f"<p class='run'>{esc(line.strip())}</p>" for line in frame.attrs.get("run", [])),
@@ -332,6 +331,13 @@ def report_html(frame, figures, time_limit, shift=10.0) -> str:
               f"<table id='results'><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>",
               f"<script>{_SCRIPT}</script></body></html>"]
     return "\n".join(parts)
+
+
+def _skipped_pairs(frame) -> str:
+    """"n skipped (kind, solver) pairs (m rows)": the count the command line prints, and the rows."""
+    skipped = frame[frame["status"] == SKIPPED]
+    return (f"{len(skipped.drop_duplicates(['kind', 'solver']))} skipped (subproblem kind, solver) pairs "
+            f"({len(skipped)} rows, one per size)")
 
 
 def _nothing_solved(frame) -> str:
