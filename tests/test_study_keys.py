@@ -233,3 +233,15 @@ def test_solvers_are_timed_at_equal_accuracy_and_a_rejected_claim_keeps_its_cert
     at = {factor: accuracy_times(frame, factor).iloc[0, 0] for factor in (100.0, 1.0)}
     # low accuracy: the loose solve (faster, within 100 × its bound) counts; default: only the certified one
     assert at[100.0] == loose["time"] < default["time"] and at[1.0] == default["time"]
+
+
+def test_an_order_within_the_repetitions_spread_is_flagged_and_a_clear_one_is_not():
+    import pandas as pd
+
+    from fsopt.tools.bench_stats import within_noise
+
+    table = pd.DataFrame({"solver": ["ECOS", "SCS", "CLARABEL"], "sgm_time": [0.100, 0.103, 0.200]})
+    spread = pd.Series({"ECOS": 0.05, "SCS": 0.02, "CLARABEL": 0.01})
+    warnings = within_noise(table, spread)
+    assert len(warnings) == 1 and "ECOS and SCS differ by 3% while their repetitions spread by 5%" in warnings[0]
+    assert within_noise(table, pd.Series({"ECOS": 0.01, "SCS": 0.01})) == []

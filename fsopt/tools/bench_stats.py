@@ -159,6 +159,22 @@ def timing_markdown(table) -> str:
             "over instances of (max − min) / median of the repetitions.\n")
 
 
+def within_noise(table, spread) -> list:
+    """Warnings for neighbours in a kind's ranking (``table``, sorted by SGM) whose SGMs differ by
+    less than the median spread of their repetitions ((max − min) / median, ``spread`` by
+    solver): their order is within the noise of the measurement."""
+    found = []
+    ranked = table[np.isfinite(table["sgm_time"])].reset_index(drop=True)
+    for faster, slower in zip(ranked.itertuples(), ranked.iloc[1:].itertuples()):
+        gap = slower.sgm_time / faster.sgm_time - 1.0 if faster.sgm_time > 0 else np.inf
+        noise = np.nanmax([spread.get(faster.solver, np.nan), spread.get(slower.solver, np.nan), -np.inf])
+        if gap < noise:
+            found.append(f"\n⚠ {faster.solver} and {slower.solver} differ by {gap:.0%} while their repetitions "
+                         f"spread by {noise:.0%} (median (max − min) / median): their order is within the noise; "
+                         f"give more --repeat or compare over runs.")
+    return found
+
+
 def status_table(frame) -> pd.DataFrame:
     """Per kind × solver × status, over every row (every budget and repetition, skipped pairs
     too): how many, and an example reason (an unsolved row without one: its certificate
@@ -191,10 +207,12 @@ def summary(frame, time_limit, shift=10.0) -> str:
     if not frame["solved"].any():
         lines.append("**Nothing was solved in this study** (see the statuses below; raise --timeout "
                      "and rerun with --retry timeout).\n")
+    spread = timing_table(frame).set_index(["kind", "solver"])["spread"]
     for kind, table in sgm_table(frame, time_limit, shift).groupby("kind"):
         lines += [f"\n**{kind}**\n", "| solver | solved | SGM time (s) | relative |", "|---|---|---|---|"]
         lines += [f"| {r.solver} | {r.solved}/{r.instances} | {r.sgm_time:.4g} | {r.relative:.2f} |"
                   for r in table.itertuples()]
+        lines += within_noise(table, spread.get(kind, pd.Series(dtype=float)))
     table = accuracy_table(frame, time_limit, shift)
     if not table.empty:
         lines.append(accuracy_markdown(table.sort_values(["kind", "factor", "sgm_time"], ascending=[True, False, True]), shift))
