@@ -90,9 +90,9 @@ def test_a_second_run_on_the_same_out_is_refused_while_the_first_holds_it(tmp_pa
 def test_another_study_on_the_same_out_is_an_error_and_replaces_nothing(finished):
     out, _ = finished
     before = (out / "results.csv").read_bytes()
-    with pytest.raises(ValueError, match=r"holds another study \(solvers: \['clarabel-tight'\] there, "
-                                         r"\['GRADIENT'\] now\)"):
-        bench.run(out=out, solvers=["GRADIENT"], **QUICK)
+    with pytest.raises(ValueError, match=r"holds another study \(problems: \['spiral'\] there, "
+                                         r"\['lfs_synthetic', 'spiral'\] now\)"):
+        bench.run(out=out, solvers=REF, quick=True, problem_names=["spiral", "lfs_synthetic"], progress=False)
     assert (out / "results.csv").read_bytes() == before
 
 

@@ -26,8 +26,10 @@ all of one (solver, instance) pair in one fresh process (a per-solve timeout, th
 memory) after one untimed warm-up solve (its wall time in ``warmup_time``).  The solver's word is
 kept apart (``claim``, ``claim_confirmed``: :mod:`fsopt.tools.bench_claims`).  Every (solver, instance) pair left
 out gets a row with status ``skipped`` and the ``reason``.  Statuses come from
-:mod:`fsopt.core.status`; a solve is *solved* only when its NumPy certificate holds.  Cells already in
-``results.jsonl`` are not rerun; a solve logged again after a row that no run replaces (a result
+:mod:`fsopt.core.status`; a solve is *solved* only when its NumPy certificate holds.  Each row carries
+a key of everything that determines it (:mod:`fsopt.tools.bench_keys`): a rerun reuses the rows of
+``results.jsonl`` whose key matches, re-solves the rest and says why; solvers may be added to a
+study (its solvers grow); a solve logged again after a row that no run replaces (a result
 that stands, not a failure to retry) is refused, naming the file and both lines.  Every size of
 a ``[bench]`` table is checked against the memory its data need before any work.  Summary, plots and report: :mod:`fsopt.tools.bench_report`.
 """
@@ -44,7 +46,7 @@ import pickle
 import resource
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from numbers import Integral, Real
 from pathlib import Path
 
@@ -53,12 +55,14 @@ import numpy as np
 from ..core import plugins
 from ..core import status as st
 from ..core.limits import MAX_JOBS
-from .study_folder import StudyFolder
+from . import bench_keys as keys
+from .study_folder import StudyFolder, notice
 
 COLUMNS = ["problem", "kind", "size", "solver", "repetition", "budget", "tol", "max_iter", "status",
-           "reason", "solved", "objective", "certificate", "certified", "error_to_reference",
+           "reason", "solved", "objective", "certificate", "certified", "certificate_parts", "error_to_reference",
            "compile_time", "solve_time", "time", "iterations", "peak_memory", "options", "claim",
-           "claim_confirmed", "warmup_time"]
+           "claim_confirmed", "warmup_time", "key", "provenance"]
+KEY_COLUMNS = ("key", "provenance")  # what determines a row (fsopt.tools.bench_keys)
 DEFAULT, TOL, MAX_ITER = "default", "tol", "max_iter"
 DEFAULT_TOLERANCES = {False: [1e-2, 1e-4, 1e-6, 1e-8], True: [1e-2, 1e-4, 1e-6]}  # by quick
 # repetitions of the default solve, by quick: a median of 5 was within 2.8 % (typically) and 13 %
@@ -80,6 +84,17 @@ class Cell:
     points: tuple = ()
     pending: tuple | None = None  # the solves still to run (None: all)
     context: bytes = field(default=b"", compare=False, repr=False)  # pickled WorkerContext
+    provenance: str = field(default="{}", compare=False, repr=False)  # the cell's part of each row's key
+
+    def provenance_of(self, solve) -> str:
+        """The canonical JSON of everything that determines the row of ``solve``."""
+        part = json.loads(self.provenance)
+        return keys.canonical(keys.provenance(part, self.size, _solve_id(solve)) if part else {})
+
+    def keyed(self, row) -> dict:
+        """``row`` with its ``provenance`` and ``key`` (:mod:`fsopt.tools.bench_keys`)."""
+        text = self.provenance_of(_solve_key(row))
+        return dict(row, provenance=text, key=keys.digest(text.encode()))
 
     @property
     def key(self):
@@ -182,10 +197,16 @@ def _check_bench_table(problem):
             problem.check_size(**{knob: max(bench[key])}, given_by=f"[bench] {key}")
 
 
-def _instance(problem, size, allow_hook_files=False):
+def _instance(problem, size, allow_hook_files=False, digests=False):
+    """{kind: Subproblem or builder} of a problem at one size; with ``digests``, also the digest
+    of its data ``(X, y)`` and of each kind's instance (class and state), for the rows' keys."""
     bench = problem.extra["bench"]
     X, y = problem.load(**{bench.get("size", "n_irrelevant"): int(size)}, given_by="[bench] sizes")
-    return _hook(problem, allow_hook_files)(problem, X, y)
+    entries = _hook(problem, allow_hook_files)(problem, X, y)
+    if not digests:
+        return entries
+    return entries, keys.array_digest(X, y), {kind: {"class": keys.code(entry), "state": keys.digest(keys.state(entry))}
+                                              for kind, entry in entries.items()}
 
 
 def _hook(problem, allow_files=False):
@@ -265,18 +286,27 @@ def _schedule(bench, quick):
 
 def plan(problem_names=None, solvers=None, quick=False, repeat=1, allow_hook_files=False):
     """The grid: ``(cells to run, skipped rows)`` for each benchable problem, size, subproblem
-    kind and solver (every registered backend and profile unless ``solvers`` names some)."""
+    kind and solver (every registered backend and profile unless ``solvers`` names some).  Each
+    cell carries its part of its rows' keys: the declaration, the digests of the data and the
+    instance at its size, the solver's part and the versions (:mod:`fsopt.tools.bench_keys`)."""
     names = list(dict.fromkeys(solvers)) if solvers else _all_solvers()
     for name in names:
         _backend(name)
-    cells, skipped, contexts = [], [], {}
+    cells, skipped, contexts, solver_parts = [], [], {}, {}
     for pname, problem in _bench_problems(problem_names).items():
         bench = problem.extra["bench"]
         sizes = [int(s) for s in bench.get("quick_sizes" if quick else "sizes", bench.get("sizes", []))]
         excluded = set(bench.get("quick_exclude", [])) if quick else set()
         ref = bench.get("reference")
         schedule = _schedule(bench, quick)
-        for kind, entry in _instance(problem, min(sizes), allow_hook_files).items():
+        digests = {}
+        for size in sorted(set(sizes)):
+            entries, data, instances = _instance(problem, size, allow_hook_files, digests=True)
+            digests[size] = (data, instances)
+            if size == min(sizes):
+                smallest = entries
+        declared = keys.declaration(problem)
+        for kind, entry in smallest.items():
             sp = _materialize(entry)
             for solver in names + ([ref] if ref and ref not in names else []):
                 reason = _skip_reason(solver, sp)
@@ -287,10 +317,14 @@ def plan(problem_names=None, solvers=None, quick=False, repeat=1, allow_hook_fil
                     continue
                 if solver not in contexts:
                     contexts[solver] = _context(solver, allow_hook_files)
+                    solver_parts[solver] = keys.solver(solver, *_backend(solver))
                 fixed = _backend(solver)[1]  # a profile's own tol / max_iter is not scheduled
                 points = tuple(p for p in schedule if p[0] not in fixed)
-                cells += [Cell(pname, kind, s, solver, repeat, points, context=contexts[solver])
-                          for s in sizes]
+                for s in sizes:
+                    part = {"declaration": declared, "data": digests[s][0], "subproblem": digests[s][1][kind],
+                            "solver": solver_parts[solver], "versions": keys.versions()}
+                    cells.append(Cell(pname, kind, s, solver, repeat, points, context=contexts[solver],
+                                      provenance=keys.canonical(part)))
     return cells, skipped
 
 
@@ -422,7 +456,9 @@ def _solve_cell(cell: Cell, emit=None) -> list[dict]:
     else:
         try:
             problem = get_problem(cell.problem)
-            sp = _materialize(_instance(problem, cell.size, context.allow_hook_files)[cell.kind])
+            entries, data, instances = _instance(problem, cell.size, context.allow_hook_files, digests=True)
+            _check_planned(cell, data, instances[cell.kind])
+            sp = _materialize(entries[cell.kind])
         except Exception as exc:  # noqa: BLE001 - a broken instance is a result, not a stop
             sp, failure = None, f"building the instance failed: {type(exc).__name__}: {exc}"[:300]
     warmup = _warm_up(sp, cell.solver) if sp is not None else np.nan
@@ -436,6 +472,19 @@ def _solve_cell(cell: Cell, emit=None) -> list[dict]:
         if emit is not None:
             emit(row)
     return rows
+
+
+def _check_planned(cell, data, instance):
+    """ValueError when the instance built in the worker is not the one its rows' keys describe."""
+    planned = json.loads(cell.provenance)
+    if not planned:
+        return
+    for what, then, now in (("data", planned["data"], data), ("subproblem instance", planned["subproblem"], instance)):
+        if then != now:
+            raise ValueError(f"the {what} built for the solves differs from the one planned (digest "
+                             f"{keys.digest(then)} planned, {keys.digest(now)} built): the problem's data are "
+                             f"not the same at each load (give [data] random_state) or its file changed "
+                             f"during the run")
 
 
 def _warm_up(sp, solver) -> float:
@@ -465,13 +514,14 @@ def _solve(sp, cell, solve) -> dict:
         record = exc.attempts[-1]
     except Exception as exc:  # noqa: BLE001 - a crashing solver is a result, not a stop
         return _row(cell, st.ERROR, solve, reason=f"{type(exc).__name__}: {exc}"[:400])
-    objective, residual, certified = _certify(sp, record)
+    objective, residual, certified, parts = _certify(sp, record)
     closed = _closed_status(record.status, certified)
     claim = record.solver_status or record.status
     claim = claim if claim in st.CLAIMS else ""
     confirmed = certified if claim in st.SUCCESS else bool(record.certificate.get("confirmed", False))
     return _row(cell, closed, solve, reason="" if closed == record.status else str(record.status),
                 objective=objective, certificate=residual, certified=certified, claim=claim,
+                certificate_parts=json.dumps(parts, sort_keys=True, default=float),
                 claim_confirmed=bool(claim) and confirmed,
                 compile_time=record.compile_time, solve_time=record.solve_time,
                 time=(record.compile_time or 0.0) + record.solve_time, iterations=record.iterations,
@@ -479,15 +529,16 @@ def _solve(sp, cell, solve) -> dict:
 
 
 def _certify(sp, record):
-    """(objective, certificate residual, certified) of a record, computed in NumPy when the
-    record does not carry them (a failed attempt)."""
+    """(objective, certificate residual, certified, the certificate's components and its
+    ``bound``) of a record, computed in NumPy when the record does not carry them (a failed
+    attempt)."""
     if not record.solution:  # a claim that no optimum exists: the residual of its ray, if checked
-        return np.nan, record.certificate.get("residual", np.nan), False
+        return np.nan, record.certificate.get("residual", np.nan), False, dict(record.certificate)
     if record.certificate and record.objective is not None:
-        return record.objective, record.residual, bool(record.certified)
-    residual = float(sp.certificate(record.solution)["residual"])
-    bound = sp.certificate_tol * sp.certificate_scale(record.solution)
-    return float(sp.objective(record.solution)), residual, bool(residual <= bound)
+        return record.objective, record.residual, bool(record.certified), dict(record.certificate)
+    parts = {k: float(v) for k, v in sp.certificate(record.solution).items()}
+    parts["bound"] = sp.certificate_tol * sp.certificate_scale(record.solution)
+    return float(sp.objective(record.solution)), parts["residual"], bool(parts["residual"] <= parts["bound"]), parts
 
 
 def _closed_status(raw, certified):
@@ -508,13 +559,13 @@ def _row(cell, status, solve=(0, DEFAULT, None), **values):
     repetition, budget, value = solve
     row = dict.fromkeys(COLUMNS, np.nan)
     row.update(problem=cell.problem, kind=cell.kind, size=int(cell.size), solver=cell.solver,
-               repetition=int(repetition), budget=budget, options="", reason="", claim="",
+               repetition=int(repetition), budget=budget, options="", reason="", claim="", certificate_parts="",
                iterations=None, certified=False, claim_confirmed=False, status=st.check_status(status))
     if budget != DEFAULT:
         row[budget] = value
     row.update(values)
     row["solved"] = bool(row["status"] in st.SUCCESS and row["certified"])
-    return row
+    return cell.keyed(row)
 
 
 def _check_arguments(timeout, repeat, n_jobs, shift):
@@ -542,7 +593,8 @@ def check_retry(retry) -> frozenset:
     return frozenset(words)
 
 
-_TEXT, _NUMBER = ("problem", "kind", "solver", "status", "reason", "options", "claim"), (
+_TEXT, _NUMBER = ("problem", "kind", "solver", "status", "reason", "options", "claim", "certificate_parts", "key",
+                  "provenance"), (
     "objective", "certificate", "error_to_reference", "compile_time", "solve_time", "time", "peak_memory",
     "warmup_time")
 
@@ -550,6 +602,10 @@ _TEXT, _NUMBER = ("problem", "kind", "solver", "status", "reason", "options", "c
 def check_row(row) -> dict:
     """A row read back from results.jsonl, checked field by field (types, closed statuses,
     ``solved`` consistent with status and certificate); a ValueError names the first bad field."""
+    if isinstance(row, dict) and set(row) < set(COLUMNS) and not set(KEY_COLUMNS) & set(row):
+        raise ValueError(f"a row of an earlier fsopt bench, written before rows carried keys ({', '.join(KEY_COLUMNS)}): "
+                         f"what produced it cannot be checked, so it is never reused; rerun the study in a new --out "
+                         f"(or move this results.jsonl away)")
     if not isinstance(row, dict) or set(row) != set(COLUMNS):
         missing = sorted(set(COLUMNS) - set(row)) if isinstance(row, dict) else COLUMNS
         raise ValueError(f"not a row of {len(COLUMNS)} columns (missing {missing})")
@@ -568,6 +624,8 @@ def check_row(row) -> dict:
                                          and row[row["budget"]] > 0):
         raise ValueError(f"a {row['budget']} row needs a positive {row['budget']}")
     st.check_status(row["status"])
+    if keys.digest(row["provenance"].encode()) != row["key"]:
+        raise ValueError(f"key {row['key']!r} is not the digest of the row's provenance")
     for key in ("solved", "certified", "claim_confirmed"):
         if not isinstance(row[key], bool):
             raise ValueError(f"{key} must be true or false; got {row[key]!r}")
@@ -587,28 +645,34 @@ def check_row(row) -> dict:
 
 
 def _index(rows) -> dict:
-    """{cell key: {solve id: row}}; the last row of a solve wins (a retry's)."""
+    """{(cell key, solve id): {row key: row}}, the most recent key last; the last row of a solve
+    under one key wins (a retry's)."""
     done = {}
     for row in rows:
-        done.setdefault(_cell_key(row), {})[_solve_key(row)] = row
+        logged = done.setdefault((_cell_key(row), _solve_key(row)), {})
+        logged.pop(row["key"], None)
+        logged[row["key"]] = row
     return done
 
 
 def read_log(path) -> dict:
-    """{cell key: {(repetition, budget, value): row}} of a results.jsonl, every row validated
-    (read only: a torn last line is left to the next run); a ValueError naming the file and line
-    if one is not a row."""
+    """{cell key: {(repetition, budget, value): row}} of a results.jsonl (the last row of each
+    solve, whatever its key), every row validated (read only: a torn last line is left to the next
+    run); a ValueError naming the file and line if one is not a row."""
     path = Path(path)
     if not path.exists():
         return {}
-    return _index(_folder(path.parent, {}, log_name=path.name).rows(repair=False))
+    found = {}
+    for (cell, solve), logged in _index(_folder(path.parent, {}, log_name=path.name).rows(repair=False)).items():
+        found.setdefault(cell, {})[solve] = list(logged.values())[-1]
+    return found
 
 
 def _folder(out, identity, **kwargs) -> StudyFolder:
     """The study folder of a bench run: a solve may be logged again only after a row that a run
     replaces (one with a status to retry, or one its cell's failure left out), never after a
     result that stands."""
-    return StudyFolder(out, identity, check_row, key=lambda row: (*_cell_key(row), *_solve_key(row)),
+    return StudyFolder(out, identity, check_row, key=lambda row: (*_cell_key(row), *_solve_key(row), row["key"]),
                        replaceable=_replaceable, **kwargs)
 
 
@@ -644,8 +708,7 @@ def _pending(cell, logged, retry) -> Cell | None:
             todo.append(solve)
     if not todo:
         return None
-    return Cell(cell.problem, cell.kind, cell.size, cell.solver, cell.repeat, cell.points,
-                tuple(todo), cell.context)
+    return replace(cell, pending=tuple(todo))
 
 
 def run(out="bench-results", quick=False, problem_names=None, solvers=None, timeout=300.0,
@@ -672,29 +735,82 @@ def run(out="bench-results", quick=False, problem_names=None, solvers=None, time
     if dask in (None, "local"):  # worker processes of this machine import the main script again
         check_main_guard()
     identity = {"study": "fsopt bench", "problems": sorted(problem_names) if problem_names else "all",
-                "solvers": sorted(set(solvers)) if solvers else "all", "quick": bool(quick)}
+                "quick": bool(quick)}
+    asked = sorted(set(solvers)) if solvers else "all"
     with contextlib.ExitStack() as stack:
         if dask:  # connected (or a clear error) before the folder is touched
             _dask_client(dask, stack)
             stack.enter_context(joblib.parallel_config(backend="dask"))
-        folder = stack.enter_context(_folder(out, identity))
-        done = _index(folder.rows())
-        cells, skipped = plan(problem_names, solvers, quick, repeat, allow_hook_files)
-        todo = [c for c in (_pending(c, done.get(c.key, {}), retry) for c in cells) if c is not None]
+        folder = stack.enter_context(_folder(out, identity, grows={"solvers": asked}))
+        logged = _index(folder.rows())
+        cells, skipped = plan(problem_names, _registered(folder.grown["solvers"]), quick, repeat, allow_hook_files)
+        todo, account = _resume(cells, logged, retry, bench_problems)
+        for line in account:
+            print(line, file=sys.stderr)
         parallel = joblib.Parallel(n_jobs=-1 if dask else n_jobs, return_as="generator_unordered")
         results = parallel(joblib.delayed(run_cell)(c, timeout) for c in todo)
         for rows in tqdm(results, total=len(todo), desc="bench", disable=not progress):
             folder.append(rows, default=_json_default)
             for row in rows:
-                done.setdefault(_cell_key(row), {})[_solve_key(row)] = row
-        rows = [done[c.key][_solve_id(solve)] for c in cells for solve in c.solves()]
+                logged.setdefault((_cell_key(row), _solve_key(row)), {})[row["key"]] = row
+        rows = [logged[(c.key, _solve_id(solve))][keys.digest(c.provenance_of(solve).encode())]
+                for c in cells for solve in c.solves()]
         rows += skipped
         frame = pd.DataFrame(rows, columns=COLUMNS)
         frame = add_reference_error(frame, bench_problems)
         frame = frame.sort_values(["problem", "kind", "size", "solver", "repetition", "budget", "tol",
                                    "max_iter"]).reset_index(drop=True)
+        frame.attrs["run"] = account
         write(frame, folder, time_limit=timeout, shift=shift)
     return frame
+
+
+def _registered(solvers):
+    """The study's solvers (None: all) less those not registered in this run (a backend an
+    earlier run's script registered), with a notice."""
+    if solvers == "all":
+        return None
+    known = []
+    for name in solvers:
+        try:
+            _backend(name)
+            known.append(name)
+        except ValueError:
+            notice(f"solver {name!r} of this study's earlier runs is not registered now: its rows are left out")
+    return known
+
+
+def _resume(cells, logged, retry, bench_problems):
+    """(the cells with solves to run, the lines saying what is reused and what runs).  A logged
+    row is reused only under the key its solve has now; a solve logged under another key only is
+    re-solved, the difference said in words (:func:`fsopt.tools.bench_keys.explain`)."""
+    todo, stale, counts = [], {}, {"solves": 0, "reused": 0, "new": 0, "retried": 0}
+    for cell in cells:
+        matching, changed = {}, set()
+        for solve in cell.solves():
+            sid, text = _solve_id(solve), cell.provenance_of(solve)
+            rows = logged.get((cell.key, sid), {})
+            key = keys.digest(text.encode())
+            if key in rows:
+                matching[sid] = rows[key]
+            elif rows:
+                changed.add(sid)
+                why = keys.explain(json.loads(text), json.loads(list(rows.values())[-1]["provenance"]),
+                                   f"problem file {bench_problems[cell.problem].path}")
+                stale[why] = stale.get(why, 0) + 1
+        pending = _pending(cell, matching, retry)
+        runs = [] if pending is None else [_solve_id(solve) for solve in pending.to_run()]
+        counts["solves"] += len(cell.solves())
+        counts["retried"] += sum(sid in matching for sid in runs)
+        counts["new"] += sum(sid not in matching and sid not in changed for sid in runs)
+        counts["reused"] += len(cell.solves()) - len(runs)
+        if pending is not None:
+            todo.append(pending)
+    lines = [f"fsopt bench: {counts['solves']} solves in this study: {counts['reused']} reused from the log "
+             f"(their keys match), {counts['new']} new, {sum(stale.values())} re-solved because what "
+             f"determines them changed, {counts['retried']} retried (--retry)"]
+    lines += [f"  re-solved {n}: {why}" for why, n in sorted(stale.items(), key=lambda item: -item[1])]
+    return todo, lines
 
 
 def add_reference_error(frame, bench_problems):

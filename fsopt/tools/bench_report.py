@@ -20,7 +20,8 @@ from pathlib import Path
 import numpy as np
 
 from .bench_claims import CONFIDENCE, claim_table
-from .bench_stats import TAUS, instance_times, performance_profile, sgm_table, summary, timing_table
+from .bench_stats import (TAUS, accuracy_table, instance_times, performance_profile, sgm_table, status_table,
+                          summary, timing_table)
 from ..core.status import SKIPPED
 
 PLOTS = {"performance_profile.png": "Performance profiles (Dolan & Moré 2002)",
@@ -289,13 +290,20 @@ def report_html(frame, figures, time_limit, shift=10.0) -> str:
              f"</title><style>{_STYLE}</style></head><body>",
              "<h1>fsopt bench: solver comparison study</h1>",
              f"<p>{len(frame)} rows: {int((frame['status'] != SKIPPED).sum())} solves, "
-             f"{int(frame['solved'].sum())} certified, {int((frame['status'] == SKIPPED).sum())} "
-             f"skipped pairs. Time = compile + solve; solved = status optimal or optimal_inaccurate "
+             f"{int(frame['solved'].sum())} certified, {_skipped_pairs(frame)}. Time = compile + solve; solved = status optimal or optimal_inaccurate "
              f"with the NumPy certificate within its tolerance.</p>",
              _nothing_solved(frame),
+             "".join(f"<p class='run'>{esc(line.strip())}</p>" for line in frame.attrs.get("run", [])),
              f"<h2>Shifted geometric mean of time (shift {shift:g} s, unsolved at the "
              f"{time_limit:g} s limit)</h2>",
              table.to_html(index=False, float_format=lambda v: f"{v:.4g}", border=0),
+             "<h2>At equal accuracy: time to a certificate residual within factor × its bound</h2>"
+             "<p>low: 100 ×, default: 1 × (certified), high: 0.01 × the subproblem's certificate bound; "
+             "each solver's fastest solve that reaches it; sgm_median_shift: shift = the median time.</p>",
+             accuracy_table(frame, time_limit, shift).to_html(index=False, float_format=lambda v: f"{v:.4g}",
+                                                              border=0, table_id="accuracy"),
+             "<h2>Every status: rows per solver (all budgets and repetitions)</h2>",
+             status_table(frame).to_html(index=False, border=0, table_id="statuses"),
              f"<h2>Claim accuracy: how often each solver's word is true</h2><p>A claim is a status "
              f"optimal, optimal_inaccurate, infeasible, unbounded (or their _inaccurate forms); it is "
              f"confirmed when the NumPy certificate (a solution's, or a Farkas / primal ray's) holds. "
@@ -323,6 +331,13 @@ def report_html(frame, figures, time_limit, shift=10.0) -> str:
               f"<table id='results'><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>",
               f"<script>{_SCRIPT}</script></body></html>"]
     return "\n".join(parts)
+
+
+def _skipped_pairs(frame) -> str:
+    """"n skipped (kind, solver) pairs (m rows)": the count the command line prints, and the rows."""
+    skipped = frame[frame["status"] == SKIPPED]
+    return (f"{len(skipped.drop_duplicates(['kind', 'solver']))} skipped (subproblem kind, solver) pairs "
+            f"({len(skipped)} rows, one per size)")
 
 
 def _nothing_solved(frame) -> str:

@@ -15,10 +15,12 @@ ran on it (a skipped solver is listed with its reason, not profiled).
 """
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pandas as pd
 
-from ..core.status import ERROR, SKIPPED, TIMEOUT
+from ..core.status import ERROR, SKIPPED, SUCCESS, TIMEOUT
 from .bench_claims import claim_table
 from .bench_claims import markdown as claims_markdown
 
@@ -55,21 +57,73 @@ def shifted_geometric_mean(times, shift=10.0, time_limit=None) -> float:
     return float(np.exp(np.mean(np.log(t + shift))) - shift)
 
 
-def sgm_table(frame, time_limit, shift=10.0) -> pd.DataFrame:
-    """Per kind and solver: solved count, instances, SGM of time, and SGM over the kind's best."""
-    times = instance_times(frame)
+def sgm_table(frame, time_limit, shift=10.0, times=None) -> pd.DataFrame:
+    """Per kind and solver: solved count, instances, SGM of time, and SGM over the kind's best
+    (``times``: instances × solvers, by default :func:`instance_times`); ``sgm_median_shift``:
+    the SGM with the shift set to the median of the kind's finite times, which a 10 s shift
+    flattens into a plain mean when solves take under a second."""
+    times = instance_times(frame) if times is None else times
     out = []
     if times.empty:
-        return pd.DataFrame(columns=["kind", "solver", "solved", "instances", "sgm_time", "relative"])
+        return pd.DataFrame(columns=["kind", "solver", "solved", "instances", "sgm_time", "relative",
+                                     "median_shift", "sgm_median_shift"])
     for kind, block in times.groupby(level="kind"):
         block = block.dropna(axis=1, how="all")
+        finite = block.to_numpy()[np.isfinite(block.to_numpy())]
+        small = float(np.median(finite)) if finite.size else shift
         for solver in block.columns:
             t = block[solver].to_numpy()
             out.append({"kind": kind, "solver": solver, "solved": int(np.isfinite(t).sum()),
-                        "instances": len(t), "sgm_time": shifted_geometric_mean(t, shift, time_limit)})
+                        "instances": len(t), "sgm_time": shifted_geometric_mean(t, shift, time_limit),
+                        "median_shift": small, "sgm_median_shift": shifted_geometric_mean(t, small, time_limit)})
     table = pd.DataFrame(out)
     table["relative"] = table["sgm_time"] / table.groupby("kind")["sgm_time"].transform("min")
     return table.sort_values(["kind", "sgm_time"]).reset_index(drop=True)
+
+
+# accuracy classes: the certificate residual within this factor of the subproblem's own bound
+# (certificate_tol × certificate_scale; "default" = certified), as qpbenchmark's low/default/high
+ACCURACY = {"low": 100.0, "default": 1.0, "high": 0.01}
+
+
+def certificate_bound(frame) -> pd.Series:
+    """Each row's certificate bound (from ``certificate_parts``; NaN where there is none)."""
+    return frame["certificate_parts"].map(lambda text: float(json.loads(text).get("bound", np.nan))
+                                          if isinstance(text, str) and text else np.nan)
+
+
+def accuracy_times(frame, factor) -> pd.DataFrame:
+    """Instances × solvers: the fastest of a solver's solves (its default, median over the
+    repetitions, or a point of its schedule) whose claim is a solution and whose certificate
+    residual is within ``factor`` × its bound (every repetition); ∞ when none reaches it."""
+    ran = frame[frame["status"] != SKIPPED]
+    if ran.empty:
+        return pd.DataFrame()
+    reached = ran["claim"].isin(SUCCESS) & (ran["certificate"] <= factor * certificate_bound(ran))
+    grouped = ran.assign(reached=reached).groupby(INSTANCE + ["solver", "budget", "tol", "max_iter"], dropna=False)
+    times = grouped["time"].median().where(grouped["reached"].all(), np.inf)
+    return times.groupby(level=INSTANCE + ["solver"]).min().unstack("solver")
+
+
+def accuracy_table(frame, time_limit, shift=10.0) -> pd.DataFrame:
+    """:func:`sgm_table` per accuracy class (:data:`ACCURACY`): solvers ranked at equal accuracy."""
+    tables = [sgm_table(frame, time_limit, shift, accuracy_times(frame, factor)).assign(accuracy=name, factor=factor)
+              for name, factor in ACCURACY.items()]
+    return pd.concat(tables, ignore_index=True)
+
+
+def accuracy_markdown(table, shift) -> str:
+    lines = ["\n## At equal accuracy: time to a certificate residual within each class's bound\n",
+             "Each solver's fastest solve (its defaults or a point of its schedule) whose claimed solution's "
+             "certificate residual is within the class's factor × the subproblem's certificate bound "
+             "(default: certified); not reached: counted at the limit.\n"]
+    for (kind, name), block in table.groupby(["kind", "accuracy"], sort=False):
+        lines += [f"\n**{kind}, {name} accuracy (residual ≤ {block['factor'].iloc[0]:g} × bound)**\n",
+                  f"| solver | reached | SGM time (s), shift {shift:g} s | relative | SGM, shift "
+                  f"{block['median_shift'].iloc[0]:.3g} s (median time) |", "|---|---|---|---|---|"]
+        lines += [f"| {r.solver} | {r.solved}/{r.instances} | {r.sgm_time:.4g} | {r.relative:.2f} | "
+                  f"{r.sgm_median_shift:.4g} |" for r in block.itertuples()]
+    return "\n".join(lines) + "\n"
 
 
 def timing_table(frame) -> pd.DataFrame:
@@ -105,19 +159,64 @@ def timing_markdown(table) -> str:
             "over instances of (max − min) / median of the repetitions.\n")
 
 
+def within_noise(table, spread) -> list:
+    """Warnings for neighbours in a kind's ranking (``table``, sorted by SGM) whose SGMs differ by
+    less than the median spread of their repetitions ((max − min) / median, ``spread`` by
+    solver): their order is within the noise of the measurement."""
+    found = []
+    ranked = table[np.isfinite(table["sgm_time"])].reset_index(drop=True)
+    for faster, slower in zip(ranked.itertuples(), ranked.iloc[1:].itertuples()):
+        gap = slower.sgm_time / faster.sgm_time - 1.0 if faster.sgm_time > 0 else np.inf
+        noise = np.nanmax([spread.get(faster.solver, np.nan), spread.get(slower.solver, np.nan), -np.inf])
+        if gap < noise:
+            found.append(f"\n⚠ {faster.solver} and {slower.solver} differ by {gap:.0%} while their repetitions "
+                         f"spread by {noise:.0%} (median (max − min) / median): their order is within the noise; "
+                         f"give more --repeat or compare over runs.")
+    return found
+
+
+def status_table(frame) -> pd.DataFrame:
+    """Per kind × solver × status, over every row (every budget and repetition, skipped pairs
+    too): how many, and an example reason (an unsolved row without one: its certificate
+    residual), so that no failure is hidden by the rankings."""
+    if frame.empty:
+        return pd.DataFrame(columns=["kind", "solver", "status", "rows", "example"])
+    residual = frame["certificate"].map(lambda v: f"certificate residual {v:.2g}" if np.isfinite(v) else "")
+    reason = frame["reason"].fillna("").astype(str)
+    reasons = frame.assign(reason=reason.where(reason != "", residual.where(~frame["solved"], "")))
+    return (reasons.groupby(["kind", "solver", "status"])
+            .agg(rows=("status", "size"), example=("reason", lambda r: next((x for x in r if x), "")))
+            .reset_index())
+
+
+def status_markdown(table) -> str:
+    lines = ["\n## Every status: rows per solver (all budgets and repetitions), with an example reason\n",
+             "| kind | solver | status | rows | example |", "|---|---|---|---|---|"]
+    lines += [f"| {r.kind} | {r.solver} | {r.status} | {r.rows} | {r.example[:160]} |" for r in table.itertuples()]
+    return "\n".join(lines) + "\n"
+
+
 def summary(frame, time_limit, shift=10.0) -> str:
-    """Markdown: the SGM table per kind, the claim accuracy (:mod:`fsopt.tools.bench_claims`),
+    """Markdown: what this run reused and ran, the SGM table per kind, every status with counts, the claim accuracy (:mod:`fsopt.tools.bench_claims`),
     median time (spread over repetitions, error to the reference, status when not solved) per
     instance × solver, the first solve against the timed ones, then the skipped pairs' reasons."""
     lines = [f"## Shifted geometric mean of time (s): shift {shift:g} s, unsolved counted at the "
              f"{time_limit:g} s limit; solved = NumPy certificate within its tolerance\n"]
+    if frame.attrs.get("run"):  # what the run reused and what it solved (fsopt.tools.bench.run)
+        lines = ["## This run\n", *[f"- {line.strip()}" for line in frame.attrs["run"]], ""] + lines
     if not frame["solved"].any():
         lines.append("**Nothing was solved in this study** (see the statuses below; raise --timeout "
                      "and rerun with --retry timeout).\n")
+    spread = timing_table(frame).set_index(["kind", "solver"])["spread"]
     for kind, table in sgm_table(frame, time_limit, shift).groupby("kind"):
         lines += [f"\n**{kind}**\n", "| solver | solved | SGM time (s) | relative |", "|---|---|---|---|"]
         lines += [f"| {r.solver} | {r.solved}/{r.instances} | {r.sgm_time:.4g} | {r.relative:.2f} |"
                   for r in table.itertuples()]
+        lines += within_noise(table, spread.get(kind, pd.Series(dtype=float)))
+    table = accuracy_table(frame, time_limit, shift)
+    if not table.empty:
+        lines.append(accuracy_markdown(table.sort_values(["kind", "factor", "sgm_time"], ascending=[True, False, True]), shift))
+    lines.append(status_markdown(status_table(frame)))
     lines.append("\n" + claims_markdown(claim_table(frame)))
     lines.append("\n## Per instance: median time s (min–max over repetitions) [error to reference]\n")
     default = frame[(frame["budget"] == "default") & (frame["status"] != SKIPPED)]

@@ -14,7 +14,8 @@ any work; :class:`StudyFolder` is entered once per run::
 - a lock (``flock`` on ``.lock``) makes a second run on the same folder a clear error, and dies
   with its process (SIGKILL included);
 - ``study.json`` stores the study's identity; another study on the same folder is an error
-  naming each field that differs, with both values;
+  naming each field that differs, with both values; a field the tool lets grow (``grows``, e.g.
+  bench's solvers) is extended instead: the union of what was stored and what is given;
 - the log is appended in whole lines; a torn last line (a crash mid-write) is dropped with a
   notice, a last line without its newline but complete is kept and the newline added; any other
   line that is not a valid row is an error naming the file and the line;
@@ -78,10 +79,12 @@ class StudyFolder:
     byte for byte the same line is read once, with a notice."""
 
     def __init__(self, out, identity: dict, check_row, log_name="results.jsonl", what="--out",
-                 key=None, replaceable=None):
+                 key=None, replaceable=None, grows=None):
         self.path, self.identity, self.check_row = Path(out), identity, check_row
         self.log, self.what, self.notices, self._lock = self.path / log_name, what, [], None
         self.key, self.replaceable = key, replaceable
+        self.grows = dict(grows or {})  # fields a later run may extend: a list, or "all"
+        self.grown = dict(self.grows)  # after entering: the union of the stored and the given
 
     def __enter__(self):
         check_out(self.path, self.what)
@@ -109,7 +112,7 @@ class StudyFolder:
         """Store the identity, or check it against the one stored."""
         stored_path = self.path / "study.json"
         if not stored_path.exists() and not stored_path.is_symlink():
-            self.write("study.json", (json.dumps(self.identity, indent=1, sort_keys=True) + "\n").encode())
+            self._store()
             return
         try:
             stored = load_json(self.read("study.json"), str(stored_path))
@@ -118,11 +121,24 @@ class StudyFolder:
         except (OSError, ValueError) as exc:
             raise ValueError(f"{self.what} {self.path}: {stored_path} is not readable study metadata "
                              f"({exc}); move it away or choose another {self.what}") from None
-        if stored != self.identity:
-            differ = [f"{k}: {stored.get(k)!r} there, {self.identity.get(k)!r} now"
-                      for k in sorted(set(stored) | set(self.identity)) if stored.get(k) != self.identity.get(k)]
+        fixed = {k: v for k, v in stored.items() if k not in self.grows}
+        if fixed != self.identity:
+            differ = [f"{k}: {fixed.get(k)!r} there, {self.identity.get(k)!r} now"
+                      for k in sorted(set(fixed) | set(self.identity)) if fixed.get(k) != self.identity.get(k)]
             raise ValueError(f"{self.what} {self.path} holds another study ({'; '.join(differ)}); "
                              f"its results would be mixed or replaced: choose another {self.what}")
+        for k in self.grows:
+            if not (stored.get(k) in (None, "all") or isinstance(stored[k], list)
+                    and all(isinstance(v, str) for v in stored[k])):
+                raise ValueError(f"{self.what} {self.path}: {stored_path} field {k!r} = {stored[k]!r} is not a list "
+                                 f"of names or \"all\"; move it away or choose another {self.what}")
+        self.grown = {k: _union(stored.get(k), v) for k, v in self.grows.items()}
+        if any(stored.get(k) != v for k, v in self.grown.items()):
+            self._store()
+
+    def _store(self):
+        study = dict(self.identity, **self.grown)
+        self.write("study.json", (json.dumps(study, indent=1, sort_keys=True) + "\n").encode())
 
     def read(self, name) -> bytes:
         fd = _open(self.path / name, os.O_RDONLY)
@@ -223,6 +239,15 @@ class StudyFolder:
         except BaseException:
             temporary.unlink(missing_ok=True)
             raise
+
+
+def _union(stored, given):
+    """A grown field: "all" if either is, else the sorted union of both lists."""
+    if stored is None or stored == given:
+        return given
+    if "all" in (stored, given):
+        return "all"
+    return sorted(set(stored) | set(given))
 
 
 def _open(path, flags) -> int:
