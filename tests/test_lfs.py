@@ -203,7 +203,7 @@ def test_cli_runs_declared_problem(capsys):
     from fsopt.tools.cli import main
 
     rc = main(["run", "lfs", "--problem", "lfs_synthetic", "--irrelevant", "5", "--quiet",
-               "--solver", "HIGHSPY"])
+               "--solver", "HIGHSPY", "--verbose"])
     out = capsys.readouterr().out
     assert rc == 0 and "test error" in out and "all certified: True" in out
 
