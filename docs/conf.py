@@ -2,7 +2,30 @@
 
     python -m sphinx -W -b html -c docs . docs/_build/html
 """
+import logging
+import re
+
+import zmq
+from jupyter_client.manager import KernelManager
+
 import fsopt
+
+# The notebooks' kernels get CurveZMQ keys from their manager (the kernel spec declares support):
+# their sockets are encrypted, and ipykernel has no "running over TCP without encryption" warning
+# to print into the build log (nbclient creates its kernel manager with no configuration to set).
+if zmq.has("curve"):  # libzmq built with libsodium, as PyPI's pyzmq wheels are
+    KernelManager.transport_encryption.default_value = "auto"
+
+
+class _NoConfigDump(logging.Filter):
+    """myst's and myst-nb's dump of their whole configuration at every build: not a message."""
+
+    def filter(self, record):
+        return not re.sub(r"\x1b\[[0-9;]*m", "", str(record.msg)).startswith(("myst v", "myst-nb v"))
+
+
+for _name in ("sphinx.myst_parser.sphinx_ext.main", "sphinx.myst_nb.sphinx_ext"):
+    logging.getLogger(_name).addFilter(_NoConfigDump())
 
 project = "fsopt"
 author = "the fsopt authors"

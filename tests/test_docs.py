@@ -132,6 +132,7 @@ def test_docs_build_without_warnings_and_each_notebook_reads_clean(tmp_path):
                            "-d", str(tmp_path / "doctrees"), "-c", "docs", ".", str(out)],
                           cwd=ROOT, env=env, capture_output=True, text=True, timeout=1200)
     assert proc.returncode == 0, proc.stderr[-4000:]
+    assert "WARNING" not in proc.stderr and "without encryption" not in proc.stderr, proc.stderr[-4000:]
     page = (out / "notebooks" / "logo_spiral.html").read_text()
     assert "selected: [0 1]" in page, "the notebook page carries its printed output"
     assert "<img" in page, "the notebook page carries its figures"

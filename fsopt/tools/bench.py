@@ -745,7 +745,7 @@ def run(out="bench-results", quick=False, problem_names=None, solvers=None, time
         logged = _index(folder.rows())
         cells, skipped = plan(problem_names, _registered(folder.grown["solvers"]), quick, repeat, allow_hook_files)
         todo, account = _resume(cells, logged, retry, bench_problems)
-        for line in account:
+        for line in account if progress else ():  # also at the top of summary.md
             print(line, file=sys.stderr)
         parallel = joblib.Parallel(n_jobs=-1 if dask else n_jobs, return_as="generator_unordered")
         results = parallel(joblib.delayed(run_cell)(c, timeout) for c in todo)
