@@ -609,6 +609,14 @@ ESCALATION_ORDER = ("TOPK", "HIGHSPY", "LBFGSB", "PROXGRAD", "HIGHS", "CLARABEL"
                     "GRADIENT")
 
 
+def solver_chain(solver, fallback, subproblem, solver_options=None, *, probed=PROBED) -> list[ResolvedSolver]:
+    """An estimator's solvers tried in turn on ``subproblem``, resolved once before any work:
+    ``solver`` ("auto": :func:`builtin_chain`), then each of ``fallback``."""
+    first = builtin_chain(subproblem, solver_options, probed=probed) if solver == "auto" \
+        else [resolve_solver(solver, subproblem, solver_options, probed=probed)]
+    return first + [resolve_solver(name, subproblem, solver_options, probed=probed) for name in fallback]
+
+
 def builtin_chain(subproblem, solver_options=None, *, probed=PROBED) -> list[ResolvedSolver]:
     """fsopt's installed backends able to solve ``subproblem``, cheapest first
     (:data:`ESCALATION_ORDER`), resolved: what ``solver="auto"`` tries in turn.

@@ -16,7 +16,7 @@ from ..core.blocks import check_blockwise, distinct_rows, is_blockwise, take_row
 from ..core.driver import FixedPointDriver
 from ..core.kernels import blas_one_thread
 from ..core.scaling import check_feature_extents, rescale, unit_scale
-from ..core.solvers import builtin_chain, resolve_solver
+from ..core.solvers import resolve_solver, solver_chain
 from ..core.subproblem import Subproblem
 from ..core.validation import check_data, check_labels, transactional_fit, validate_fit
 from .garrote import GarroteLogistic
@@ -279,7 +279,8 @@ class LOGO(SelectorMixin, BaseEstimator):
                                  f"holds them in, so they are streamed, which needs those parts: declare them")
             raise ValueError(f"{refusal}. Declare them, or fit without elimination (prune_below=None): every "
                              f"outer iteration then solves over all {X.shape[1]} features")
-        solver, *fallback = self._solver_chain(subproblem)  # once per fit, before any work
+        solver, *fallback = solver_chain(self.solver, self.fallback, subproblem, self.solver_options,
+                                         probed=PROBED)  # once per fit, before any work
         check_against = None if self.check_against is None else \
             resolve_solver(self.check_against, subproblem, self.solver_options, probed=PROBED)
         x_scale = unit_scale(X)  # σ in units of X's typical spread (fsopt.core.scaling) ...
@@ -312,14 +313,6 @@ class LOGO(SelectorMixin, BaseEstimator):
         self.margins_at_ = result.evaluated / x_scale  # weights_ = T(margins_at_)
         self.solvers_ = [resolved.name for resolved in (solver, *fallback)]
         return self
-
-    def _solver_chain(self, subproblem):
-        """The resolved solvers tried in turn on each solve: ``solver`` ("auto": fsopt's own able
-        to solve ``subproblem``, cheapest first), then ``fallback``."""
-        first = builtin_chain(subproblem, self.solver_options, probed=PROBED) if self.solver == "auto" \
-            else [resolve_solver(self.solver, subproblem, self.solver_options, probed=PROBED)]
-        return first + [resolve_solver(name, subproblem, self.solver_options, probed=PROBED)
-                        for name in self.fallback]
 
     def _make_subproblem(self):
         """The subproblem of this fit: the garrote from lam/beta, or a fresh copy of the user's."""

@@ -12,7 +12,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..core.driver import FixedPointDriver
 from ..core.scaling import check_feature_extents, unit_scale
-from ..core.solvers import builtin_chain, resolve_solver
+from ..core.solvers import solver_chain
 from ..core.validation import transactional_fit, validate_fit
 from .method import NMMKLMethod
 from .qcqp import MKLDual
@@ -181,15 +181,14 @@ class NMMKL(SelectorMixin, BaseEstimator):
         return self
 
     def _solver_chain(self):
-        """The solvers of (8), tried in turn, resolved with their options: ``solver`` ("auto":
-        fsopt's own able to solve (8), cheapest first), then ``fallback`` (NMMKLMethod checks
-        them against the (8) of the data); and the user's ``fallback`` alone, whose LP solvers
-        are the fallback of (15) ("auto" escalates (8) only)."""
-        named = [resolve_solver(name, None, self.solver_options) for name in self.fallback]
-        if self.solver != "auto":
-            return [resolve_solver(self.solver, None, self.solver_options), *named], named
+        """The solvers of (8), tried in turn (``solver``, "auto" resolved, then ``fallback``;
+        NMMKLMethod checks them against the (8) of the data), and ``fallback`` alone, whose LP
+        solvers are the fallback of (15) ("auto" escalates (8) only)."""
         probe = MKLDual(np.eye(2), [1.0, -1.0], 1)  # who can solve (8) depends on its form only
-        return [*builtin_chain(probe, self.solver_options), *named], named
+        named = solver_chain(self.fallback[0], self.fallback[1:], None, self.solver_options) \
+            if self.fallback else []
+        return solver_chain(self.solver, (), probe if self.solver == "auto" else None,
+                            self.solver_options) + named, named
 
     @property
     def records_(self):
