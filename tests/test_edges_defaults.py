@@ -221,7 +221,7 @@ def test_nmmkl_auto_escalates_and_an_explicit_solver_stays_strict(monkeypatch):
     est = NMMKL(n_features=1, C=0.03).fit(X, y)
     assert est.solvers_[:2] == ["CLARABEL", "ECOS"] and est.records_[0].solver == "ECOS"
     assert "0 of 1 solves were CLARABEL's own certified answers, 1 from the ECOS fallback; " \
-           "1 of 1 solves were HIGHS's own certified answers" in est.certificate_.describe()
+           "1 of 1 solves were MKLLP's own certified answers" in est.certificate_.describe()
     with pytest.raises(SolverFailed, match="solver CLARABEL ended"):
         NMMKL(n_features=1, C=0.03, solver="CLARABEL").fit(X, y)
 

@@ -170,7 +170,9 @@ def test_solver_options_reach_the_backend_under_one_name():
     X, y = make_nmmkl_toy(n_samples=120, random_state=0)
     est = NMMKL(2, solver_options={"tol": 1e-9}, lp_options={"tol": 1e-8}).fit(X, y)
     qcqp, lp = est.records_
-    assert qcqp.options["tol_gap_rel"] == 1e-9 and lp.options["primal_feasibility_tolerance"] == 1e-8
+    assert qcqp.options["tol_gap_rel"] == 1e-9 and lp.solver == "MKLLP" and lp.options["tol"] == 1e-8
+    lp = NMMKL(2, lp_solver="HIGHS", lp_options={"tol": 1e-8}).fit(X, y).records_[1]
+    assert lp.options["primal_feasibility_tolerance"] == 1e-8
 
 
 def _documented_tol():

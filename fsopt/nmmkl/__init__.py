@@ -2,7 +2,7 @@
 
 QCQP dual (8) → LP primal recovery (15) → rounding (Algorithm 1, Theorem 5), with Theorem 6's bound.
 """
-from . import fast  # noqa: F401  (registers the MKLFAST backend)
+from . import fast, recovery_reduced  # noqa: F401  (register the MKLFAST and MKLLP backends)
 from .estimator import NMMKL
 from .method import NMMKLMethod, NMMKLPass, NMMKLResult, diagnostics
 from .qcqp import MKLDual

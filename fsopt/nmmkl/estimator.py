@@ -12,10 +12,15 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..core.driver import FixedPointDriver
 from ..core.scaling import check_feature_extents, unit_scale
-from ..core.solvers import solver_chain
+from ..core.solvers import COMMON_OPTIONS, builtin_chain, resolve_solver, solver_chain
 from ..core.validation import transactional_fit, validate_fit
 from .method import NMMKLMethod
 from .qcqp import MKLDual
+from .recovery import PrimalRecoveryLP
+
+# From this many features on, solver="auto" tries the working-set MKLFAST before Clarabel on (8):
+# the crossover of benchmarks/nmmkl_scale.py --crossover (docs/performance.md, NMMKL).
+MKLFAST_FROM = 1000
 
 
 class NMMKL(SelectorMixin, BaseEstimator):
@@ -30,14 +35,18 @@ class NMMKL(SelectorMixin, BaseEstimator):
     tau : float, default=1.0
         τ ≥ 0, the ridge τI added to the kernel in (3).
     solver : str, default="auto"
-        Backend or profile for the QCQP (8).  "auto": fsopt's own solvers able to solve (8),
-        cheapest first (:data:`fsopt.core.solvers.ESCALATION_ORDER`: CLARABEL, ECOS,
-        MKLFAST): an answer that fails its certificate is refined, then handed to the next, so the
-        fit raises ``SolverFailed`` only when none is certified (``solvers_`` lists them,
-        ``certificate_`` says who answered).  A named solver (CLARABEL, ECOS, SCS, MOSEK,
-        MKLFAST) is used strictly: its refinement, then only ``fallback``.
-    lp_solver : str, default="HIGHS"
-        LP-capable backend or profile for the recovery LP (15).
+        Backend or profile for the QCQP (8).  "auto": fsopt's own solvers able to solve (8)
+        (:data:`fsopt.core.solvers.ESCALATION_ORDER`: CLARABEL, ECOS, MKLFAST), the fastest
+        first for the size of X: the working-set MKLFAST from :data:`MKLFAST_FROM` features on
+        (docs/performance.md, NMMKL), Clarabel below; an answer that fails its certificate is
+        refined, then handed to the next, so the fit raises ``SolverFailed`` only when none is
+        certified (``solvers_`` lists them, ``certificate_`` says who answered).  A named solver
+        (CLARABEL, ECOS, SCS, MOSEK, MKLFAST) is used strictly: its refinement, then only
+        ``fallback``.
+    lp_solver : str, default="auto"
+        Backend or profile for the recovery LP (15).  "auto": MKLLP (the LP reduced by its
+        structure to the tie block B, :mod:`fsopt.nmmkl.recovery_reduced`), then the general LP
+        solvers (HIGHS, CLARABEL, ECOS) on the whole LP, each until one is certified.
     fallback : sequence of str, default=()
         Solvers tried in turn when ``solver`` fails on (8) (after those of "auto"); those of them
         that solve LPs are also tried when ``lp_solver`` fails on the recovery LP (15).
@@ -120,7 +129,7 @@ class NMMKL(SelectorMixin, BaseEstimator):
         "violation_weight": [Interval(Real, 0, None, closed="neither")],
     }
 
-    def __init__(self, n_features=10, C=1.0, tau=1.0, solver="auto", lp_solver="HIGHS",
+    def __init__(self, n_features=10, C=1.0, tau=1.0, solver="auto", lp_solver="auto",
                  fallback=(), solver_options=None, lp_options=None, tie_tol=1e-6, alpha_tol=1e-6,
                  violation_weight=1e3):
         self.n_features = n_features
@@ -160,11 +169,11 @@ class NMMKL(SelectorMixin, BaseEstimator):
         check_feature_extents(X, unit_scale(X), getattr(self, "feature_names_in_", None), centered=False)
         self.classes_ = np.unique(y)
         y_pm = np.where(y == self.classes_[1], 1.0, -1.0)
-        chain, named = self._solver_chain()  # resolved here, once, before any work
+        chain, (lp_solver, *lp_fallback) = self._solver_chain(d)  # resolved here, once, before any work
         solver, *fallback = chain
-        method = NMMKLMethod(X, y_pm, self.n_features, self.C, self.tau, solver, self.lp_solver,
-                             fallback, None, self.lp_options, self.tie_tol, self.alpha_tol,
-                             self.violation_weight, lp_fallback=named)
+        method = NMMKLMethod(X, y_pm, self.n_features, self.C, self.tau, solver, lp_solver,
+                             fallback, None, None, self.tie_tol, self.alpha_tol,
+                             self.violation_weight, lp_fallback=lp_fallback)
         result = FixedPointDriver(theta=0.0, max_iter=1, desc="NMMKL").run(method)
         fit = result.rounding  # an NMMKLResult
         qcqp = fit.solution
@@ -180,15 +189,22 @@ class NMMKL(SelectorMixin, BaseEstimator):
         self.solvers_ = [resolved.name for resolved in (solver, *fallback)]
         return self
 
-    def _solver_chain(self):
-        """The solvers of (8), tried in turn (``solver``, "auto" resolved, then ``fallback``;
-        NMMKLMethod checks them against the (8) of the data), and ``fallback`` alone, whose LP
-        solvers are the fallback of (15) ("auto" escalates (8) only)."""
+    def _solver_chain(self, n_features):
+        """The solvers of (8), tried in turn (``solver``, "auto" resolved for ``n_features``
+        features, then ``fallback``; NMMKLMethod checks them against the (8) of the data), and
+        those of (15): ``lp_solver`` ("auto": MKLLP, then the general LP solvers) then ``fallback``
+        (NMMKLMethod keeps its LP solvers)."""
         probe = MKLDual(np.eye(2), [1.0, -1.0], 1)  # who can solve (8) depends on its form only
         named = solver_chain(self.fallback[0], self.fallback[1:], None, self.solver_options) \
             if self.fallback else []
-        return solver_chain(self.solver, (), probe if self.solver == "auto" else None,
-                            self.solver_options) + named, named
+        qcqp = solver_chain(self.solver, (), probe if self.solver == "auto" else None, self.solver_options)
+        if self.solver == "auto" and n_features >= MKLFAST_FROM:
+            qcqp.sort(key=lambda resolved: resolved.backend.name != "MKLFAST")  # stable: the rest keep their order
+        lp_probe = PrimalRecoveryLP()
+        common = {k: v for k, v in (self.lp_options or {}).items() if k in COMMON_OPTIONS}
+        lp = [resolve_solver("MKLLP", lp_probe, common)] + builtin_chain(lp_probe, self.lp_options) \
+            if self.lp_solver == "auto" else [resolve_solver(self.lp_solver, lp_probe, self.lp_options)]
+        return qcqp + named, lp + named
 
     @property
     def records_(self):

@@ -63,7 +63,7 @@ class NMMKLMethod(FixedPointMethod[NMMKLResult]):
     ``solver_options`` and ``lp_options`` (added to those of a ResolvedSolver).  The solvers of
     ``fallback`` are tried in turn when ``solver`` fails on the QCQP (8), and those of
     ``lp_fallback`` (default: ``fallback``) that solve LPs when ``lp_solver`` fails on the LP (15)
-    (with ``solver_options``).  Each stage uses
+    (with ``solver_options``; an estimator passes its own LP chain there).  Each stage uses
     only certified answers: a NaN or failed solve of (8) never reaches (15).
     """
 
@@ -84,7 +84,7 @@ class NMMKLMethod(FixedPointMethod[NMMKLResult]):
                                        for name in (solver, *fallback)]
         self.lp_solver = as_resolved(lp_solver, self.lp, lp_options)
         lp_fallback = self.fallback if lp_fallback is None else [
-            as_resolved(name, self.qcqp, solver_options) for name in lp_fallback]
+            as_resolved(name, None, solver_options) for name in lp_fallback]
         self.lp_fallback = [solver for solver in lp_fallback if _solves(solver, self.lp)]
         self.tie_tol = tie_tol
 
