@@ -51,4 +51,6 @@ def test_scale_benchmark_script_runs_small(tmp_path):
 
     df = load("nmmkl_scale").main(["--d", "300", "--out", str(tmp_path)])
     assert (tmp_path / "nmmkl_scale.csv").is_file()
-    assert df["same_selection_as_CLARABEL"].all() and df.set_index("solver").loc["MKLFAST", "certified_1e-6"]
+    assert set(df.config) == {"default", "MKLFAST", "CLARABEL", "CLARABEL+HIGHS"}
+    assert df["same_selection"].all() and df["certified"].all()
+    assert df.set_index("config").loc["MKLFAST", "rel_gap_8"] <= 1e-6

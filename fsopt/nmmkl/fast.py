@@ -11,9 +11,12 @@ because then S_m over all features equals S_m over W at α_W, so the value of (1
 optimum of the restricted problem, which bounds the full optimum from above; and the restricted
 relaxed p (zero outside W) is feasible for the primal (7).  Each round solves the restricted (8)
 with an interior point method (Clarabel through :class:`~fsopt.nmmkl.qcqp.MKLDual`, |W| cones),
-evaluates τ(α) for all d features in O(Nd), and adds the features violating (*) (at least
-``grow`` of the best-ranked outsiders).  W starts from the m + ``grow`` largest τ_i at a balanced
-feasible α (the class-mean-difference scores) and only grows, so the loop is finite.
+evaluates τ(α) for all d features in O(Nd), and adds the features violating (*) (at most
+``grow`` of the best-ranked ones; default max(2m, 20, N/2): at N = 100, d = 20,000 the final W
+holds about 300 features, reached in 7 rounds instead of 14 with steps of 20, and the rounds'
+fixed cost, one model build and interior point solve each, dominates).  W starts from the
+m + ``grow`` largest τ_i at a balanced feasible α (the class-mean-difference scores) and only
+grows, so the loop is finite.
 
 The solution returned is (α_W, λ = τ_(m) over all features, γ_i = (τ_i − λ)⁺, p =
 :func:`~fsopt.nmmkl.qcqp.best_p` on W, zero outside): the full problem's certificate (duality gap of (7)–(8) in NumPy,
@@ -55,7 +58,7 @@ class WorkingSetMKL(NativeBackend):
         inner = as_resolved(inner, subproblem)
         Z, y, m = subproblem.Z, subproblem.y, subproblem.m
         d = Z.shape[1]
-        grow = max(2 * m, 20) if grow is None else int(grow)
+        grow = max(2 * m, 20, Z.shape[0] // 2) if grow is None else int(grow)
         W = _top(_initial_scores(Z, y, subproblem.C), min(d, m + grow))
         rounds = 0
         while True:

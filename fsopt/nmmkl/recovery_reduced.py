@@ -24,7 +24,8 @@ class ReducedRecoveryLP(NativeBackend):
     description = ("NMMKL's recovery LP (15) reduced to its free part (p on the tie block B, theta, one "
                    "slack pair per row: |B| + 1 + 2N columns), dual simplex (HiGHS via SciPy)")
     default_tol = 1e-9
-    tol_meaning = "primal and dual feasibility of HiGHS' dual simplex on the reduced LP (primal/dual_feasibility_tolerance)"
+    tol_meaning = ("primal and dual feasibility of HiGHS' dual simplex on the reduced LP "
+                   "(primal/dual_feasibility_tolerance, at least 1e-10)")
 
     def supports(self, subproblem):
         return callable(getattr(type(subproblem), "reduced_lp", None))
@@ -35,7 +36,7 @@ class ReducedRecoveryLP(NativeBackend):
     def solve(self, subproblem, tol=None, max_iter=None, verbose=False):
         from scipy.optimize import linprog
 
-        tol = self.default_tol if tol is None else float(tol)
+        tol = max(self.default_tol if tol is None else float(tol), 1e-10)  # HiGHS' smallest
         cost, A_eq, b_eq, bounds, expand = subproblem.reduced_lp()
         options = {"primal_feasibility_tolerance": tol, "dual_feasibility_tolerance": tol, "disp": bool(verbose),
                    "presolve": False}
