@@ -283,9 +283,10 @@ def _column_bounds(X):
     return tuple(np.concatenate(part) for part in zip(*bounds))
 
 
-def rescale(X) -> tuple[np.ndarray, float]:
-    """``(X / s, s)`` with s = :func:`typical_spread`; a clear error if X / s is not finite."""
-    s = unit_scale(X)
+def rescale(X, s=None) -> tuple[np.ndarray, float]:
+    """``(X / s, s)`` with s = :func:`unit_scale` of X unless the caller computed it; a clear error
+    if X / s is not finite."""
+    s = unit_scale(X) if s is None else s
     with np.errstate(over="ignore", under="ignore"):
         Xs = X if s == 1.0 else (X * (1.0 / s) if sp.issparse(X) else X / s)
     check_finite(Xs.data if sp.issparse(Xs) else Xs, "X divided by its typical spread",

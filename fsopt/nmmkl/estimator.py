@@ -11,6 +11,7 @@ from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted
 
 from ..core.driver import FixedPointDriver
+from ..core.kernels import blas_one_thread
 from ..core.scaling import check_feature_extents, unit_scale
 from ..core.solvers import COMMON_OPTIONS, builtin_chain, resolve_solver, solver_chain
 from ..core.validation import transactional_fit, validate_fit
@@ -166,15 +167,17 @@ class NMMKL(SelectorMixin, BaseEstimator):
         if self.n_features > d:
             raise ValueError(f"n_features={self.n_features} exceeds the number of features: "
                              f"X has {d} feature(s)")
-        check_feature_extents(X, unit_scale(X), getattr(self, "feature_names_in_", None), centered=False)
+        scale = unit_scale(X)
+        check_feature_extents(X, scale, getattr(self, "feature_names_in_", None), centered=False)
         self.classes_ = np.unique(y)
         y_pm = np.where(y == self.classes_[1], 1.0, -1.0)
         chain, (lp_solver, *lp_fallback) = self._solver_chain(d)  # resolved here, once, before any work
         solver, *fallback = chain
         method = NMMKLMethod(X, y_pm, self.n_features, self.C, self.tau, solver, lp_solver,
                              fallback, None, None, self.tie_tol, self.alpha_tol,
-                             self.violation_weight, lp_fallback=lp_fallback)
-        result = FixedPointDriver(theta=0.0, max_iter=1, desc="NMMKL").run(method)
+                             self.violation_weight, lp_fallback=lp_fallback, scale=scale)
+        with blas_one_thread():  # N × |W| products: a second BLAS thread only spins (core.kernels)
+            result = FixedPointDriver(theta=0.0, max_iter=1, desc="NMMKL").run(method)
         fit = result.rounding  # an NMMKLResult
         qcqp = fit.solution
         self.support_ = fit.support

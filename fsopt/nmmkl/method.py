@@ -63,14 +63,15 @@ class NMMKLMethod(FixedPointMethod[NMMKLResult]):
     ``solver_options`` and ``lp_options`` (added to those of a ResolvedSolver).  The solvers of
     ``fallback`` are tried in turn when ``solver`` fails on the QCQP (8), and those of
     ``lp_fallback`` (default: ``fallback``) that solve LPs when ``lp_solver`` fails on the LP (15)
-    (with ``solver_options``; an estimator passes its own LP chain there).  Each stage uses
-    only certified answers: a NaN or failed solve of (8) never reaches (15).
+    (with ``solver_options``; an estimator passes its own LP chain there).  ``scale``: X's
+    :func:`~fsopt.core.scaling.unit_scale` when the caller has it (None: computed here).  Each
+    stage uses only certified answers: a NaN or failed solve of (8) never reaches (15).
     """
 
     def __init__(self, X, y, m, C=1.0, tau=1.0, solver="CLARABEL", lp_solver="HIGHS", fallback=(),
                  solver_options=None, lp_options=None, tie_tol=1e-6, alpha_tol=1e-6,
-                 violation_weight=1e3, lp_fallback=None):
-        X, self.scale = rescale(X)  # τ, C in units of the typical spread
+                 violation_weight=1e3, lp_fallback=None, scale=None):
+        X, self.scale = rescale(X, scale)  # τ, C in units of the typical spread (``scale``: given)
         constant = constant_features(X)
         if m > np.count_nonzero(~constant):
             raise ValueError(f"n_features={m} but only {np.count_nonzero(~constant)} features are "
