@@ -10,13 +10,13 @@ from fsopt.nmmkl import recovery_reduced
 from fsopt.tools.problems import get_problem
 
 
-def _recovery_lp(X, y, m=5, C=0.1):
+def _recovery_lp(X, y, m=5, C=0.1, violation_weight=1e3):
     """LP (15) at a certified solution of (8), partitioned as NMMKL does."""
     dual = MKLDual(X, np.where(y == np.max(y), 1.0, -1.0), m, C)
     alpha = dual.solve("CLARABEL", tol=1e-10).solution["alpha"]
     tau_i, s = dual.scores(alpha)
     part = partition(tau_i, m)
-    lp = PrimalRecoveryLP()
+    lp = PrimalRecoveryLP(violation_weight=violation_weight)
     lp.set_state(dual.Z, dual.y, alpha, s, part.A, part.C, m, dual.C, dual.tau)
     return lp, part
 
@@ -40,9 +40,11 @@ def test_products_without_the_matrix_equal_the_matrix_ones():
     np.testing.assert_allclose(lp.rmatvec(u), lp.A.T @ u, rtol=1e-12, atol=1e-12)
 
 
-@pytest.mark.parametrize("make, d, seed", [(_scale_data, 80, 0), (_scale_data, 300, 1), (_colon_data, 200, 2)])
-def test_reduced_lp_reaches_the_optimum_of_the_whole_lp(make, d, seed):
-    lp, part = _recovery_lp(*make(d, seed))
+@pytest.mark.parametrize("make, d, seed, weight", [(_scale_data, 80, 0, 1e3), (_scale_data, 300, 1, 1e3),
+                                                  (_colon_data, 200, 2, 1e3), (_scale_data, 80, 0, 0.05)])
+def test_reduced_lp_reaches_the_optimum_of_the_whole_lp(make, d, seed, weight):
+    """weight 0.05: the violation ξ⁻ is cheaper than δ (w < 2C), so δ is never used."""
+    lp, part = _recovery_lp(*make(d, seed), violation_weight=weight)
     fast, whole = lp.solve("MKLLP"), lp.solve("HIGHS", tol=1e-10)  # tight: HiGHS meets (16) to 4e-8 at 1e-7
     assert fast.solver == "MKLLP" and fast.certified and fast.stage == "solve"
     assert part.B.sum() >= 2  # a tie block: p_B is free, the reduced LP is a real LP

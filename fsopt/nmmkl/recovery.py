@@ -18,7 +18,7 @@ The remaining violation ‖ξ‖₁ is reported, not hidden.
 Structure (:meth:`PrimalRecoveryLP.reduced_lp`): Corollary 2 fixes p on A and C, so only p_B (the tie
 block, eq. 11), θ and one slack pair per row of (16) are free.  Of ν_j, ξ⁺_j only the cheapest
 allowed one is ever used (ν_j at cost 0 when α_j ≈ 0, else ξ⁺_j at the weight w), and of δ_j, ξ⁻_j
-likewise (δ_j at 2C when α_j ≈ C, else ξ⁻_j at w ≥ 2C): (15) is the LP in (p_B, θ, σ⁺, σ⁻) with
+likewise (δ_j at 2C when α_j ≈ C and 2C ≤ w, else ξ⁻_j at w): (15) is the LP in (p_B, θ, σ⁺, σ⁻) with
 N + 1 rows and |B| + 1 + 2N columns, whatever d, with the same optimum and the same row multipliers
 u.  The native backend MKLLP (:mod:`fsopt.nmmkl.recovery_reduced`) solves that LP by dual simplex
 and maps the vertex back; the general LP on all d + 4N + 1 columns stays the fallback.
@@ -113,11 +113,12 @@ class PrimalRecoveryLP(Subproblem):
         ZB = columns(Z, free) * self.s[free][None, :]
         rhs = self.b[:N] - Z @ (self.s * p_fixed)
         plus_cost = np.where(self.nu_allowed, 0.0, self.w)
-        minus_cost = np.where(self.delta_allowed, 2 * self.C, self.w)
+        use_delta = self.delta_allowed & (2 * self.C <= self.w)  # the cheaper of δ_j and ξ⁻_j
+        minus_cost = np.where(use_delta, 2 * self.C, self.w)
         cost = np.concatenate([self.tau_i[free], [0.0], plus_cost, minus_cost])
-        I = np.eye(N)
-        A_eq = np.block([[ZB, -y[:, None], -I, I],
-                         [np.ones((1, free.size)), np.zeros((1, 1 + 2 * N))]])
+        I = sp.identity(N, format="csr")  # sparse: N may be large, |B| is small
+        A_eq = sp.vstack([sp.hstack([sp.csr_matrix(ZB), sp.csr_matrix(-y[:, None]), -I, I]),
+                          sp.hstack([np.ones((1, free.size)), sp.csr_matrix((1, 1 + 2 * N))])], format="csr")
         b_eq = np.append(rhs, self.m - p_fixed.sum())
         bounds = [(0.0, 1.0)] * free.size + [(None, None)] + [(0.0, None)] * (2 * N)
 
@@ -125,8 +126,9 @@ class PrimalRecoveryLP(Subproblem):
             p = p_fixed.copy()
             p[free] = q[:free.size]
             theta, plus, minus = q[free.size], q[free.size + 1:free.size + 1 + N], q[free.size + 1 + N:]
-            x = np.concatenate([p, np.where(self.nu_allowed, plus, 0.0), np.where(self.delta_allowed, minus, 0.0),
-                                [theta], np.where(self.nu_allowed, 0.0, plus), np.where(self.delta_allowed, 0.0, minus)])
+            nu, xi_plus = np.where(self.nu_allowed, plus, 0.0), np.where(self.nu_allowed, 0.0, plus)
+            delta, xi_minus = np.where(use_delta, minus, 0.0), np.where(use_delta, 0.0, minus)
+            x = np.concatenate([p, nu, delta, [theta], xi_plus, xi_minus])
             return self._solution(x, np.asarray(u, dtype=float))
 
         return cost, A_eq, b_eq, bounds, expand
