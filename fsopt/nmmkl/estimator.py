@@ -38,10 +38,10 @@ class NMMKL(SelectorMixin, BaseEstimator):
     solver : str, default="auto"
         Backend or profile for the QCQP (8).  "auto": fsopt's own solvers able to solve (8)
         (:data:`fsopt.core.solvers.ESCALATION_ORDER`: CLARABEL, ECOS, MKLFAST), the fastest
-        first for the size of X: the working-set MKLFAST from :data:`MKLFAST_FROM` features on
-        (docs/performance.md, NMMKL), Clarabel below; an answer that fails its certificate is
-        refined, then handed to the next, so the fit raises ``SolverFailed`` only when none is
-        certified (``solvers_`` lists them, ``certificate_`` says who answered).  A named solver
+        first for the size of X: the working-set MKLFAST from
+        :data:`fsopt.nmmkl.estimator.MKLFAST_FROM` (1,000) features on (docs/performance.md,
+        NMMKL), Clarabel below; an answer that fails its certificate is refined, then handed to
+        the next, so the fit raises ``SolverFailed`` only when none is certified (``solvers_`` lists them, ``certificate_`` says who answered).  A named solver
         (CLARABEL, ECOS, SCS, MOSEK, MKLFAST) is used strictly: its refinement, then only
         ``fallback``.
     lp_solver : str, default="auto"
