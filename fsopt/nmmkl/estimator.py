@@ -41,9 +41,9 @@ class NMMKL(SelectorMixin, BaseEstimator):
         first for the size of X: the working-set MKLFAST from
         :data:`fsopt.nmmkl.estimator.MKLFAST_FROM` (1,000) features on (docs/performance.md,
         NMMKL), Clarabel below; an answer that fails its certificate is refined, then handed to
-        the next, so the fit raises ``SolverFailed`` only when none is certified (``solvers_`` lists them, ``certificate_`` says who answered).  A named solver
-        (CLARABEL, ECOS, SCS, MOSEK, MKLFAST) is used strictly: its refinement, then only
-        ``fallback``.
+        the next, so the fit raises ``SolverFailed`` only when none is certified (``solvers_``
+        lists them, ``certificate_`` says who answered).  A named solver (CLARABEL, ECOS, SCS,
+        MOSEK, MKLFAST) is used strictly: its refinement, then only ``fallback``.
     lp_solver : str, default="auto"
         Backend or profile for the recovery LP (15).  "auto": MKLLP (the LP reduced by its
         structure to the tie block B, :mod:`fsopt.nmmkl.recovery_reduced`), then the general LP
