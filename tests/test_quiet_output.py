@@ -11,10 +11,10 @@ import pytest
 BANNER = ("Running HiGHS", "Copyright", "THIRD_PARTY")
 
 # every built-in backend (no profiles), each on a problem it solves: LOGO's garrote (the conic
-# solvers and GRADIENT, LBFGSB, PROXGRAD), NMMKL's QCQP and LP (MKLFAST, HIGHS through cvxpy),
+# solvers and GRADIENT, LBFGSB, PROXGRAD), NMMKL's QCQP and LP (MKLFAST; MKLLP, HIGHS through cvxpy),
 # LFS's LPs (HIGHSPY, TOPK, HIGHS) — two runs, not every solver on every problem (107 s against 70)
 BUILT_IN = {("spiral",): ["CLARABEL", "ECOS", "SCS", "GRADIENT", "LBFGSB", "PROXGRAD"],
-            ("nmmkl_scale", "lfs_synthetic"): ["HIGHS", "HIGHSPY", "TOPK", "MKLFAST"]}
+            ("nmmkl_scale", "lfs_synthetic"): ["HIGHS", "HIGHSPY", "TOPK", "MKLFAST", "MKLLP"]}
 
 
 def _fresh(*args, expect=0):

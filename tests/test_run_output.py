@@ -147,7 +147,7 @@ def test_printed_counts_are_the_fit_records(method, capsys, fitted):
     assert _answer_counts(text) == expected
     assert not re.search(r"\(\d+ solver\)", text)
     if method == "nmmkl":
-        assert set(expected) == {"CLARABEL", "HIGHS"} and all(n == (1, 1) for n in expected.values())
+        assert set(expected) == {"CLARABEL", "MKLLP"} and all(n == (1, 1) for n in expected.values())
     if method == "logo":
         iterations = int(re.search(r"converged after (\d+) iterations", text).group(1))
         assert iterations == len(est.history_) == est.n_iter_
