@@ -60,7 +60,7 @@ FIGURE_SCRIPT = re.compile(r"benchmarks/\w+\.py|\.ci/run|fsopt verify|fsopt benc
 def test_each_readme_figure_names_its_script():
     """A time or size the README quotes stands in a paragraph that names what measured it."""
     text = (ROOT / "README.md").read_text()
-    prose = re.sub(r"^```.*?^```", "", text, flags=re.S | re.M)
+    prose = re.sub(r"^```.*?^```|<!--.*?-->", "", text, flags=re.S | re.M)
     unnamed = [p.strip()[:120] for p in re.split(r"\n\s*\n|\n(?=- )", prose)
                if FIGURE.search(p) and not FIGURE_SCRIPT.search(p)]
     assert unnamed == []
@@ -120,7 +120,7 @@ def test_a_planted_edit_to_a_quoted_fsopt_message_fails(tmp_path):
     page = tmp_path / "page.md"
     page.write_text("\n".join(f"<!-- {k}: {v} -->" for k, v in block.markers.items())
                     + f"\n```console\n{planted}```\n")
-    run = run_block(read_page(page).blocks[0], {}, tmp_path / "run", ROOT)
+    run = run_block(read_page(page).blocks[0], PAGES[block.page].files, tmp_path / "run", ROOT)
     assert not run.passed and "file not found" in run.problems[0]
 
 
