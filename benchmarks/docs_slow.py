@@ -5,7 +5,8 @@
     python benchmarks/docs_slow.py --only README.md extending.md:191
     python benchmarks/docs_slow.py --with ~/paper-data    # files the pages say you fetch yourself
 
-Each block marked ``<!-- slow: run by benchmarks/docs_slow.py -->`` runs in a fresh temporary
+Each block marked ``<!-- slow: run by benchmarks/docs_slow.py -->`` (or marked with the script it
+runs itself: ``python benchmarks/x.py`` under ``slow: run by benchmarks/x.py``) runs in a fresh temporary
 directory after its page's file blocks are written, exactly as tests/test_docs_shell.py runs the
 others (fsopt.tools.docs_runner): exit codes and quoted outputs are compared with the page's.
 ``--with DIR`` links DIR's files into each block's directory (reproductions.md's data sets that
@@ -21,7 +22,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from fsopt.tools.docs_runner import SLOW_SCRIPT, pages, read_page, run_block
+from fsopt.tools.docs_runner import pages, read_page, run_block
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -47,7 +48,7 @@ def selected(only):
             if only:
                 if any(name in (block.page.name, block.name) for name in only):
                     chosen.append((page, block))
-            elif block.slow == SLOW_SCRIPT:
+            elif block.run_by_slow_script:
                 chosen.append((page, block))
     return chosen
 

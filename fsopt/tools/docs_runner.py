@@ -72,6 +72,12 @@ class ShellBlock:
         return None if value is None else value.removeprefix("run by ").strip()
 
     @property
+    def run_by_slow_script(self) -> bool:
+        """Whether benchmarks/docs_slow.py runs this block: marked for it, or a block that runs the
+        script its marker names (``python benchmarks/x.py`` marked ``slow: run by benchmarks/x.py``)."""
+        return self.slow is not None and (self.slow == SLOW_SCRIPT or self.slow in self.body)
+
+    @property
     def budget(self) -> float:
         value = self.markers.get("budget")
         return (SLOW_BUDGET if self.slow else DEFAULT_BUDGET) if value is None else parse_seconds(value)
@@ -151,8 +157,10 @@ def read_page(path) -> Page:
             blocks.append(ShellBlock(path, i + 1, language, "\n".join(body) + "\n", markers))
             blocks[-1].commands()  # a malformed console block fails here, with its place
         elif markers:
-            raise ValueError(f"{where}: markers {sorted(markers)} above a {language or 'plain'} block, "
-                             f"which does not run (they apply to {', '.join(SHELL_LANGUAGES)} blocks)")
+            raise ValueError(f"{where}: markers {sorted(markers)} above a {language or 'plain'} block: they "
+                             f"apply to shell blocks ({', '.join(SHELL_LANGUAGES)}); a python block runs in "
+                             f"tests/test_docs.py (show a slow one as a file block and `python FILE` in a "
+                             f"shell block)")
         i = end + 1
     return Page(path, files, blocks)
 
