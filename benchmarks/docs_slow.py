@@ -10,7 +10,7 @@ runs itself: ``python benchmarks/x.py`` under ``slow: run by benchmarks/x.py``) 
 directory after its page's file blocks are written, exactly as tests/test_docs_shell.py runs the
 others (fsopt.tools.docs_runner): exit codes and quoted outputs are compared with the page's.
 ``--with DIR`` links DIR's files into each block's directory (reproductions.md's data sets that
-fsopt does not ship).  Prints one line per block (PASS/FAIL, seconds, budget), then the machine
+fsopt does not ship); a block that installs packages is skipped unless ``--install`` is given.  Prints one line per block (PASS/FAIL, seconds, budget), then the machine
 (cores, CPU, load average); exit 0 iff every block passed.
 """
 from __future__ import annotations
@@ -58,6 +58,8 @@ def main(argv=None) -> int:
     parser.add_argument("--list", action="store_true", help="list the blocks, run nothing")
     parser.add_argument("--only", nargs="+", metavar="PAGE[:LINE]",
                         help="these pages' or blocks' shell blocks (slow or not)")
+    parser.add_argument("--install", action="store_true",
+                        help="also run the blocks that install packages (into this environment)")
     parser.add_argument("--with", dest="data", type=Path, default=None, metavar="DIR",
                         help="link DIR's files into each block's directory")
     args = parser.parse_args(argv)
@@ -69,6 +71,9 @@ def main(argv=None) -> int:
     print(f"{len(chosen)} blocks; {machine()}")
     failed = 0
     for page, block in chosen:
+        if block.installs and not args.install:
+            print(f"[SKIP] {block.name:22} installs packages into this environment (--install runs it)")
+            continue
         with tempfile.TemporaryDirectory(prefix="fsopt-docs-") as work:
             if args.data is not None:
                 for file in args.data.iterdir():

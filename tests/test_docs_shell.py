@@ -137,6 +137,7 @@ def test_output_comparison():
     ("<!-- slow: benchmarks/x.py -->\n```bash\ntrue\n```\n", "run by SCRIPT"),
     ("<!-- budget: fast -->\n```bash\ntrue\n```\n", "budget 'fast'"),
     ("```console\nfsopt solvers\n```\n", "starts with a '$ ' command line"),
+    ("```bash\npip install -e .\n```\n", "installs packages"),
     ("<!-- exit: 1 -->\n```python\npass\n```\n", "they apply to shell blocks"),
 ])
 def test_a_malformed_page_is_refused(tmp_path, text, message):

@@ -13,6 +13,8 @@ The conventions a page follows (docs/writing-docs.md):
   the block exits N; default 0), ``budget: 30 s`` (the block's time on an idle machine; default
   10 s), ``setup: COMMAND`` (run first, silently: what the page made earlier, e.g. with its
   Python example) and ``slow: run by SCRIPT`` (left out of the test suite; SCRIPT runs it).
+- A block that installs packages (``pip install``) is marked slow: the suite leaves its
+  environment as it is.
 - A block that names a path of the repository (``benchmarks/...``, ``examples/...``) runs
   where such a page's reader stands: at the root of a clone (a fresh directory holding links to
   the repository's top-level entries).
@@ -36,6 +38,7 @@ SLOW_BUDGET = 3600.0  # a slow block that declares none
 HANG_FACTOR = 4.0  # a block is stopped after this many times its budget (times the load per core)
 SLOW_SCRIPT = "benchmarks/docs_slow.py"
 ELLIPSIS = "..."
+INSTALLS = re.compile(r"\b(pip|pip3|conda|apt-get|apt)\s+install\b")
 REPOSITORY_PATH = re.compile(r"(?<![\w./-])(benchmarks|examples|notebooks|problems|solvers|tests|\.ci)/")
 _FENCE = re.compile(r"^(`{3,}|~{3,})\s*([^\s`{]*)")
 _MARKER = re.compile(r"^<!--\s*([\w-]+):\s*(.*?)\s*-->\s*$")
@@ -70,6 +73,11 @@ class ShellBlock:
         """The script that runs this block instead of the test suite (None: the suite runs it)."""
         value = self.markers.get("slow")
         return None if value is None else value.removeprefix("run by ").strip()
+
+    @property
+    def installs(self) -> bool:
+        """Whether the block installs packages (it changes the environment it runs in)."""
+        return bool(INSTALLS.search(self.body))
 
     @property
     def run_by_slow_script(self) -> bool:
@@ -156,6 +164,9 @@ def read_page(path) -> Page:
         if language in SHELL_LANGUAGES:
             blocks.append(ShellBlock(path, i + 1, language, "\n".join(body) + "\n", markers))
             blocks[-1].commands()  # a malformed console block fails here, with its place
+            if blocks[-1].installs and blocks[-1].slow is None:
+                raise ValueError(f"{where}: the block installs packages, which the test suite must not do "
+                                 f"to its environment: mark it <!-- slow: run by {SLOW_SCRIPT} -->")
         elif markers:
             raise ValueError(f"{where}: markers {sorted(markers)} above a {language or 'plain'} block: they "
                              f"apply to shell blocks ({', '.join(SHELL_LANGUAGES)}); a python block runs in "
