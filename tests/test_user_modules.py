@@ -23,7 +23,7 @@ register_backend(Renamed())
 CHECK = '''
 from fsopt import Margins, check
 
-from helper import VALUE
+from beside import VALUE
 
 
 @check("MYCHECK neighbour", "the module beside this file is imported")
@@ -49,7 +49,7 @@ def user_session(tmp_path, monkeypatch):
     for group in reversed(groups):
         group.stop()
     for name in set(sys.modules) - before:
-        if name in ("my_backend", "helper") or name.startswith("fsopt_checks_"):
+        if name in ("my_backend", "beside") or name.startswith("fsopt_checks_"):
             del sys.modules[name]
 
 
@@ -72,7 +72,7 @@ def test_import_names_a_module_it_cannot_import(user_session, capsys, name, mess
 def test_a_checks_file_imports_the_modules_beside_it(user_session, capsys):
     folder = user_session / "mine"
     folder.mkdir()
-    (folder / "helper.py").write_text("VALUE = 0.5\n")
+    (folder / "beside.py").write_text("VALUE = 0.5\n")
     (folder / "my_checks.py").write_text(CHECK)
     assert main(["verify", "--quick", "--checks", "mine/my_checks.py", "MYCHECK"]) == 0
     assert "[PASS] MYCHECK neighbour" in capsys.readouterr().out
