@@ -5,13 +5,14 @@
     python benchmarks/docs_slow.py --only README.md extending.md:191
     python benchmarks/docs_slow.py --with ~/paper-data    # files the pages say you fetch yourself
 
-Each block marked ``<!-- slow: run by benchmarks/docs_slow.py -->`` (or marked with the script it
-runs itself: ``python benchmarks/x.py`` under ``slow: run by benchmarks/x.py``) runs in a fresh temporary
-directory after its page's file blocks are written, exactly as tests/test_docs_shell.py runs the
-others (fsopt.tools.docs_runner): exit codes and quoted outputs are compared with the page's.
-``--with DIR`` links DIR's files into each block's directory (reproductions.md's data sets that
-fsopt does not ship); a block that installs packages is skipped unless ``--install`` is given.  Prints one line per block (PASS/FAIL, seconds, budget), then the machine
-(cores, CPU, load average); exit 0 iff every block passed.
+Each block marked ``<!-- slow: run by benchmarks/docs_slow.py -->`` (or marked with the script
+it runs itself: ``python benchmarks/x.py`` under ``slow: run by benchmarks/x.py``) runs in a
+fresh temporary directory after its page's file blocks are written, exactly as
+tests/test_docs_shell.py runs the others (fsopt.tools.docs_runner): exit codes and quoted outputs
+are compared with the page's.  ``--with DIR`` links DIR's files into each block's directory
+(reproductions.md's data sets that fsopt does not ship); a block that installs packages is
+skipped unless ``--install`` is given.  Prints one line per block (PASS/FAIL, seconds, budget),
+then the machine (cores, CPU, load average); exit 0 iff every block passed.
 """
 from __future__ import annotations
 

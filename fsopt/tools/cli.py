@@ -247,7 +247,8 @@ def build_parser(clis=None, command=None) -> argparse.ArgumentParser:
                                    "backend and profile; results.csv, summary.md, figures and "
                                    "report.html in --out.",
                        epilog=_examples("fsopt bench --quick --out bench-quick"))
-    b.add_argument("--quick", action="store_true", help="small sizes, for a first look (README.md says how long it takes)")
+    b.add_argument("--quick", action="store_true",
+                   help="small sizes, for a first look (README.md says how long it takes)")
     b.add_argument("--out", default="bench-results", help="output directory (resumable)")
     b.add_argument("--problem", nargs="+", default=None, help="only these problems (default: all)")
     b.add_argument("--solver", nargs="+", default=None,
