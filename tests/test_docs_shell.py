@@ -147,6 +147,14 @@ def test_a_malformed_page_is_refused(tmp_path, text, message):
         read_page(page)
 
 
+def test_a_block_inside_a_list_item_runs_too(tmp_path):
+    page = tmp_path / "page.md"
+    page.write_text("- a step:\n\n  <!-- exit: 1 -->\n  ```console\n  $ python -c 'print(1); exit(1)'\n  1\n  ```\n")
+    [block] = read_page(page).blocks
+    assert block.exit_code == 1 and block.commands()[0].expected == ("1",)
+    assert run_block(block, {}, tmp_path / "run", ROOT).passed
+
+
 def test_console_continuation_lines():
     commands = console_commands("$ echo a \\\n>   b\na b\n$ true\n")
     assert [c.text for c in commands] == ["echo a \\\n  b", "true"]

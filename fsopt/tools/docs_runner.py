@@ -40,7 +40,7 @@ SLOW_SCRIPT = "benchmarks/docs_slow.py"
 ELLIPSIS = "..."
 INSTALLS = re.compile(r"\b(pip|pip3|conda|apt-get|apt)\s+install\b")
 REPOSITORY_PATH = re.compile(r"(?<![\w./-])(benchmarks|examples|notebooks|problems|solvers|tests|\.ci)/")
-_FENCE = re.compile(r"^(`{3,}|~{3,})\s*([^\s`{]*)")
+_FENCE = re.compile(r"^(\s*)(`{3,}|~{3,})\s*([^\s`{]*)")
 _MARKER = re.compile(r"^<!--\s*([\w-]+):\s*(.*?)\s*-->\s*$")
 _FILE = re.compile(r"^# file: (\S+)\s*$")
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
@@ -154,8 +154,9 @@ def read_page(path) -> Page:
         if not fence:
             i += 1
             continue
-        end = next((j for j in range(i + 1, len(lines)) if lines[j].strip() == fence.group(1)), len(lines))
-        body, language = lines[i + 1:end], fence.group(2).lower()
+        indent, marks = len(fence.group(1)), fence.group(2)
+        end = next((j for j in range(i + 1, len(lines)) if lines[j].strip() == marks), len(lines))
+        body, language = [line[indent:] for line in lines[i + 1:end]], fence.group(3).lower()
         where = f"{path.name}:{i + 1}"
         named = _FILE.match(body[0]) if body else None
         if named:
@@ -187,8 +188,8 @@ def _add_file(files, name, text, where):
 def _markers(lines, fence, where) -> dict:
     """The ``<!-- KEY: VALUE -->`` lines just above line ``fence``."""
     found, j = {}, fence - 1
-    while j >= 0 and _MARKER.match(lines[j]):
-        key, value = _MARKER.match(lines[j]).groups()
+    while j >= 0 and _MARKER.match(lines[j].strip()):
+        key, value = _MARKER.match(lines[j].strip()).groups()
         if key not in MARKERS:
             raise ValueError(f"{where}: unknown marker {key!r} (known: {', '.join(MARKERS)})")
         if key in found:
