@@ -1,6 +1,7 @@
 """Every fenced shell block of README.md and docs/*.md runs as printed in a fresh directory, after
 its page's file blocks are written, and prints what the page quotes (docs/writing-docs.md); one
 test per block.  Blocks marked ``<!-- slow: run by SCRIPT -->`` are left to SCRIPT."""
+import importlib.util
 import re
 from pathlib import Path
 
@@ -159,3 +160,26 @@ def test_console_continuation_lines():
     commands = console_commands("$ echo a \\\n>   b\na b\n$ true\n")
     assert [c.text for c in commands] == ["echo a \\\n  b", "true"]
     assert commands[0].expected == ("a b",)
+
+
+def test_the_figures_script_rewrites_only_its_paragraph(tmp_path, monkeypatch):
+    """benchmarks/readme_figures.py --write: the paragraph it writes names it, replaces the old one
+    only, and keeps the README short (measurements made up here; the script measures them)."""
+    spec = importlib.util.spec_from_file_location("readme_figures", ROOT / "benchmarks" / "readme_figures.py")
+    figures = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(figures)
+    readme = tmp_path / "README.md"
+    readme.write_text((ROOT / "README.md").read_text())
+    monkeypatch.setattr(figures, "README", readme)
+    measured = {"commit": "0123abc", "date": "2026-11-27", "cpu": "2 cores (Intel(R) Xeon(R) CPU E5-2680 v4 @ 2.40GHz)",
+                "load_start": 0.05, "load_end": 0.4, "first": 35.2, "second": 508.0, "bench": 91.0, "verify": 75.0,
+                "compile": 11.3, "tests": [(1851, "passed"), (3, "skipped")], "suite": 492.1}
+    figures.write(figures.paragraph(measured))
+    before, after = (ROOT / "README.md").read_text(), readme.read_text()
+    assert "8 min 28 s (1854 tests: 1851 passed, 3 skipped, in 8 min 12 s)" in after
+    assert before.split(figures.MARKER)[0] == after.split(figures.MARKER)[0]
+    assert before.split("<!-- slow: run by benchmarks/readme_figures.py")[1] == \
+        after.split("<!-- slow: run by benchmarks/readme_figures.py")[1]
+    assert len(after.splitlines()) < 200 and FIGURE_SCRIPT.search(after.split(figures.MARKER)[1].split("\n\n")[0])
+    assert [(b.body, b.markers) for b in read_page(readme).blocks] == \
+        [(b.body, b.markers) for b in PAGES[ROOT / "README.md"].blocks]
