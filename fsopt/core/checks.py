@@ -511,14 +511,18 @@ def blind_certificate(stack, subproblem_class):
 # --- checks from a path ----------------------------------------------------------------------------
 def load_path(path) -> list[str]:
     """Import a ``.py`` file, or every ``*.py`` file of a folder (sorted), so that its ``@check`` and
-    ``@planted_bug`` functions register; returns the module names.  A ValueError names a missing
-    path or a file that fails to import."""
+    ``@planted_bug`` functions register; returns the module names.  The file's directory (the
+    folder) joins the front of ``sys.path``, as Python does for a script, so the file imports the
+    modules beside it.  A ValueError names a missing path or a file that fails to import."""
     path = Path(path)
     if not path.exists():
         raise ValueError(f"checks path {str(path)!r} does not exist")
     files = sorted(path.glob("*.py")) if path.is_dir() else [path]
     if path.is_file() and path.suffix != ".py":
         raise ValueError(f"checks path {str(path)!r} is not a .py file or a folder")
+    home = str((path if path.is_dir() else path.parent).resolve())
+    if home not in sys.path:
+        sys.path.insert(0, home)
     names = []
     for file in files:
         digest = hashlib.sha1(str(file.resolve()).encode()).hexdigest()[:10]

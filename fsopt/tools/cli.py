@@ -15,6 +15,7 @@ from pathlib import Path
 
 from ..core.exceptions import SolverFailed
 from ..core.limits import MAX_JOBS, integer_argument
+from .user_modules import add_import_argument, import_modules
 
 
 def _method_clis(only=None) -> dict:
@@ -246,7 +247,8 @@ def build_parser(clis=None, command=None) -> argparse.ArgumentParser:
                                    "backend and profile; results.csv, summary.md, figures and "
                                    "report.html in --out.",
                        epilog=_examples("fsopt bench --quick --out bench-quick"))
-    b.add_argument("--quick", action="store_true", help="small sizes, under a minute")
+    b.add_argument("--quick", action="store_true",
+                   help="small sizes, for a first look (README.md says how long it takes)")
     b.add_argument("--out", default="bench-results", help="output directory (resumable)")
     b.add_argument("--problem", nargs="+", default=None, help="only these problems (default: all)")
     b.add_argument("--solver", nargs="+", default=None,
@@ -265,6 +267,7 @@ def build_parser(clis=None, command=None) -> argparse.ArgumentParser:
                    help="let [bench] subproblems = 'module:function' run module.py beside a problem file")
     b.add_argument("--quiet", action="store_true",
                    help="no progress bar (none either when stderr is not a terminal)")
+    add_import_argument(b)
     v = sub.add_parser("verify", formatter_class=fmt,
                        help="check the papers' theorems numerically (PASS/FAIL, worst slack)",
                        description="Each check measures a paper's claim against an independent "
@@ -348,6 +351,7 @@ def build_parser(clis=None, command=None) -> argparse.ArgumentParser:
                         help="also the solvers, the iteration trace, the time split and caveats")
         mp.add_argument("--quiet", action="store_true",
                         help="no progress bar (none either when stderr is not a terminal)")
+        add_import_argument(mp)
         if mod is not None and hasattr(mod, "add_arguments"):
             mod.add_arguments(mp)
     return parser
@@ -368,6 +372,7 @@ def main(argv=None) -> int:
     args.progress = show_progress(args) if hasattr(args, "quiet") else False
     args.argv = argv
     try:
+        import_modules(getattr(args, "imports", []))
         if args.command == "solvers":
             return _cmd_solvers(args)
         if args.command == "problems":

@@ -32,6 +32,7 @@ from ..core.plugins import load_checks, method_module, method_packages
 from ..core.solvers import resolve_solver
 from ..core.subproblem import Subproblem
 from .bench_claims import CONFIDENCE, claim_rate
+from .user_modules import add_import_argument
 
 CHECKS_PATH = "FSOPT_CHECKS_PATH"
 CERTIFIED, REJECTED, REFINED, FAILED = "certified", "rejected", "refined", "failed"
@@ -300,6 +301,7 @@ def add_arguments(v):
                    help="with --mutants: run every planted bug against every check")
     v.add_argument("--report", default=None, metavar="FILE.md",
                    help="with --mutants: write per check its claim, reference, worst slack and the bugs it caught")
+    add_import_argument(v)
     v.add_argument("names", nargs="*", help="only checks whose name contains one of these")
 
 
