@@ -166,10 +166,10 @@ def test_lfs_option_for_the_other_solver_is_a_clear_error():
     X = np.random.default_rng(0).normal(size=(20, 4))
     y = np.repeat([0, 1], 10)
     with pytest.raises(ValueError, match="eps_solver='TOPK'.*'presolve' is not accepted by solver TOPK"):
-        LFS(alpha=2, solver_options={"presolve": "off"}).fit(X, y)
+        LFS(alpha=2, solver="HIGHSPY", solver_options={"presolve": "off"}).fit(X, y)
     with pytest.raises(ValueError, match="LFS solver='HIGHSPY'.*'presolv' is not a HiGHS option"):
-        LFS(alpha=2, eps_solver="HIGHSPY", solver_options={"presolv": "off"}).fit(X, y)
-    fit = LFS(alpha=2, tau=1, n_beta=2, n_rounding=5, eps_solver="HIGHSPY", random_state=0,
+        LFS(alpha=2, solver="HIGHSPY", eps_solver="HIGHSPY", solver_options={"presolv": "off"}).fit(X, y)
+    fit = LFS(alpha=2, tau=1, n_beta=2, n_rounding=5, solver="HIGHSPY", eps_solver="HIGHSPY", random_state=0,
               solver_options={"presolve": "off"}).fit(X, y)
     assert fit.lp_check_["all_certified"]
 

@@ -231,8 +231,8 @@ def test_nmmkl_auto_escalates_and_an_explicit_solver_stays_strict(monkeypatch):
     (GarroteLogistic(lam=1.0), ["LBFGSB", "PROXGRAD", "CLARABEL", "ECOS", "GRADIENT"]),
     (GarroteLogistic(beta=1.0), ["PROXGRAD", "CLARABEL", "ECOS"]),
     (MKLDual(np.eye(2), [1.0, -1.0], 1), ["CLARABEL", "ECOS", "MKLFAST"]),
-    (EpsilonConstraint(3, 1), ["HIGHSPY", "HIGHS", "CLARABEL", "ECOS"]),
-    (EpsilonMax(3, 1), ["TOPK", "HIGHSPY", "HIGHS", "CLARABEL", "ECOS"]),
+    (EpsilonConstraint(3, 1), ["BOXLP", "HIGHSPY", "HIGHS", "CLARABEL", "ECOS"]),
+    (EpsilonMax(3, 1), ["TOPK", "BOXLP", "HIGHSPY", "HIGHS", "CLARABEL", "ECOS"]),
     (PrimalRecoveryLP(), ["HIGHS", "CLARABEL", "ECOS"]),
 ], ids=["garrote (7)", "garrote (8)", "nmmkl qcqp (8)", "lfs (9)", "lfs (8)", "nmmkl lp (15)"])
 def test_the_builtin_chain_lists_capable_solvers_cheapest_first(subproblem, expected):
@@ -267,13 +267,13 @@ def test_who_answered_is_counted_per_solver_asked():
 
 
 def test_lfs_answers_are_counted_for_the_solver_of_each_problem():
-    """(8) by TOPK, (9) by HIGHSPY: each counted for its own solver, not all for the first."""
+    """(8) by TOPK, (9) by BOXLP: each counted for its own solver, not all for the first."""
     X, y = make_lfs_synthetic(6, 6, 12, n_irrelevant=2, random_state=0)
     est = LFS(alpha=2, tau=1, n_beta=3, n_rounding=5, n_jobs=1, random_state=0).fit(X, y)
     n = X.shape[0]
     assert est.certificate_.describe_answers() == (
         f"{n} of {n} solves were TOPK's own certified answers; "
-        f"{3 * n} of {3 * n} solves were HIGHSPY's own certified answers")
+        f"{3 * n} of {3 * n} solves were BOXLP's own certified answers")
 
 
 @pytest.mark.parametrize("answer", [None, "nan"], ids=["default", "planted failing default"])

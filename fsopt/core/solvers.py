@@ -605,7 +605,7 @@ def resolve_solver(name, subproblem=None, solver_options=None, *, probed=PROBED)
 # and rejected.  Left out, to be named in ``fallback`` by a user who wants them: SCS (first-order,
 # 1e-5 by default: its answers rarely pass a 1e-4 KKT certificate, and a chain that ends in it only
 # fails later) and MOSEK (it needs a licence).
-ESCALATION_ORDER = ("TOPK", "HIGHSPY", "LBFGSB", "PROXGRAD", "HIGHS", "CLARABEL", "ECOS", "MKLFAST",
+ESCALATION_ORDER = ("TOPK", "BOXLP", "HIGHSPY", "LBFGSB", "PROXGRAD", "HIGHS", "CLARABEL", "ECOS", "MKLFAST",
                     "GRADIENT")
 
 

@@ -38,17 +38,19 @@ class LFS(ClassifierMixin, BaseEstimator):
     rounding : {"sample", "exact"}, default="sample"
         "sample": R seeded draws, the paper's definition.  "exact": all roundings of the ≤ 2
         fractional entries of a vertex, the R → ∞ limit.
-    solver : str, default="HIGHSPY"
-        Backend for (9): "HIGHSPY" (highspy directly, the β sweep warm-started by dual
-        simplex), "HIGHS" (HiGHS through cvxpy), any LP-capable backend or a profile.  The
-        tests check that HIGHSPY and the cvxpy path select the same sets.
+    solver : str, default="BOXLP"
+        Backend for (9): "BOXLP" (the exact dual method for box LPs with two rows,
+        :mod:`fsopt.lfs.box_lp`; the β sweep reuses its earlier solves), "HIGHSPY" (highspy
+        directly, the β sweep warm-started by dual simplex), "HIGHS" (HiGHS through cvxpy), any
+        LP-capable backend or a profile.  The tests check that BOXLP, HIGHSPY and the cvxpy path
+        select the same sets.
     eps_solver : str or None, default="TOPK"
         Backend for (8): "TOPK" (the exact closed form, b ≥ 0 ⇒ 1 on the α largest b_m), None
         (the same as ``solver``), or any LP-capable backend.
     check_solver : str or None, default=None
         If set, every (9) is solved again with this second solver and the largest relative
         objective difference is stored in ``lp_check_``.
-    fallback : sequence of str, default=()
+    fallback : sequence of str, default=("HIGHSPY",)
         Solvers tried in turn when ``solver`` fails on (9) or ``eps_solver`` on (8); each must
         solve both LPs.
     solver_options : dict or None, default=None
@@ -141,8 +143,8 @@ class LFS(ClassifierMixin, BaseEstimator):
     }
 
     def __init__(self, alpha=5, tau=2, gamma=0.2, sigma=1.0, n_beta=20, n_rounding=1000,
-                 rounding="sample", solver="HIGHSPY", eps_solver="TOPK", check_solver=None,
-                 fallback=(), solver_options=None, n_jobs=None, backend=None, random_state=None,
+                 rounding="sample", solver="BOXLP", eps_solver="TOPK", check_solver=None,
+                 fallback=("HIGHSPY",), solver_options=None, n_jobs=None, backend=None, random_state=None,
                  progress=False):
         self.alpha = alpha
         self.tau = tau

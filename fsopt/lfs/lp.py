@@ -67,6 +67,7 @@ class EpsilonMax(_LFSLinearProgram):
     """LP (8): the largest total inter-class distance bᵀf over the relaxed feasible set."""
 
     name = "lfs_epsilon_max"
+    lp_rows = 1  # general rows of lp_data besides the box (native backends: fsopt.lfs.backends)
 
     def describe(self):
         return f"{self.name} (8), M={self.n_features}, alpha={self.alpha}"
@@ -106,6 +107,7 @@ class EpsilonConstraint(_LFSLinearProgram):
 
     name = "lfs_epsilon_constraint"
     lp_dual_names = ("nu", "lam")  # duals of the rows of lp_data: 1ᵀf, then bᵀf ≥ ε
+    lp_rows = 2
 
     def describe(self):
         return f"{self.name} (9), M={self.n_features}, alpha={self.alpha}, eps={self.eps:.6g}"
@@ -119,7 +121,11 @@ class EpsilonConstraint(_LFSLinearProgram):
 
     def lp_data(self):
         rows = np.vstack([np.ones(self.n_features), self.b])
-        return self.a, rows, [1.0, self.eps], [float(self.alpha), np.inf]
+        return (self.a, rows, *self.lp_row_bounds())
+
+    def lp_row_bounds(self):
+        """The row bounds of ``lp_data`` alone (what changes along the β sweep)."""
+        return [1.0, self.eps], [float(self.alpha), np.inf]
 
     def _build(self):
         import cvxpy as cp

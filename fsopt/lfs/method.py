@@ -151,11 +151,15 @@ def resolve_solvers(solver, eps_solver, check_solver, solver_options, n_features
              ("check_solver", check_solver, EpsilonConstraint)]
     roles += [(f"fallback[{i}]", name, kind) for kind in (EpsilonConstraint, EpsilonMax)
               for i, name in enumerate(fallback)]
-    resolved = []
+    resolved, by_name = [], {}  # each name looked up once, then only checked against the other LP
     for role, name, kind in roles:
         try:
-            resolved.append(None if name is None else resolve_solver(name, kind(n_features, alpha),
-                                                                     solver_options))
+            if name is None:
+                resolved.append(None)
+                continue
+            if name not in by_name:
+                by_name[name] = resolve_solver(name, kind(n_features, alpha), solver_options)
+            resolved.append(by_name[name].for_subproblem(kind(n_features, alpha)))
         except (ValueError, TypeError) as exc:
             kind = TypeError if isinstance(exc, TypeError) else ValueError
             raise kind(f"LFS {role}={name!r}: {exc} (solver_options are passed to solver, eps_solver, "
