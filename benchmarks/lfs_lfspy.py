@@ -162,7 +162,8 @@ def lfspy_beside(seed, tau, nrrp):
             setattr(np, name, value)
     from LFSpy import LocalFeatureSelection
     t0 = time.perf_counter()
-    ref = LocalFeatureSelection(rr_seed=seed, tau=tau, nrrp=nrrp).fit(X, y)
+    ref = LocalFeatureSelection(rr_seed=seed, tau=tau, nrrp=nrrp)
+    ref.fit(X, y)  # LFSpy's fit returns None
     t_ref = time.perf_counter() - t0
     ref_pred = ref.predict(Xt)
     opts = options(dict(variant="lfspy", sigma="raw", tau=tau, n_rounding=nrrp), X)
