@@ -151,3 +151,16 @@ def test_lfspy_variant_reaches_lfspys_accuracy(sample):
     X, y, Xt, yt, score, _ = sample
     est = LFS(alpha=19, n_rounding=2000, variant="lfspy", n_jobs=1, random_state=20).fit(X, y)
     assert est.score(Xt, yt) >= 0.79
+
+
+def test_common_draws_take_lfspys_seed():
+    """random_state=20 draws LFSpy's rr_seed=20 uniforms; a 128-bit seed gives four words of it."""
+    from fsopt.lfs.method import legacy_seed
+    assert legacy_seed(np.random.SeedSequence(20)) == 20
+    assert len(legacy_seed(np.random.SeedSequence())) == 4
+
+
+def test_without_lfspy_the_benchmark_says_so(monkeypatch, capsys):
+    monkeypatch.setattr(BENCH, "lfspy_files", lambda: None)
+    BENCH.main(["--part", "sample"])
+    assert "LFSpy is not installed" in capsys.readouterr().out
