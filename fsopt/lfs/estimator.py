@@ -14,8 +14,14 @@ from ..core.scaling import check_feature_extents, check_finite, unit_scale
 from ..core.validation import densify, transactional_fit, validate_fit, validate_predict
 from .method import LFSConfig, LFSFixedPoint, resolve_solvers
 from .regions import class_similarity, predict_labels
+from .weights import WEIGHT_POWERS
 
 DENSE_LIMIT_BYTES = 2**30  # largest dense copy of a sparse X (8·N·M bytes) LFS makes: 1 GiB
+# The choices each ``variant`` makes where the option is None (docs/reproductions.md measures each).
+VARIANTS = {"paper": {"weight_kernel": "exponential", "rounding": "sample", "predict_radius": "fit",
+                      "fallback_vote": "all"},
+            "lfspy": {"weight_kernel": "gaussian", "rounding": "common", "predict_radius": "lfspy",
+                      "fallback_vote": "own_class"}}
 
 
 class LFS(ClassifierMixin, BaseEstimator):
@@ -35,9 +41,26 @@ class LFS(ClassifierMixin, BaseEstimator):
         Size of the β grid 1/n_beta, …, 1 of (9).
     n_rounding : int, default=1000
         Randomized-rounding trials R.
-    rounding : {"sample", "exact"}, default="sample"
-        "sample": R seeded draws, the paper's definition.  "exact": all roundings of the ≤ 2
-        fractional entries of a vertex, the R → ∞ limit.
+    variant : {"paper", "lfspy"}, default="paper"
+        Where ``weight_kernel``, ``rounding``, ``predict_radius`` and ``fallback_vote`` are None,
+        their choice: "paper" (eq. (10) as printed, independent draws, the fit's radii, every
+        coordinate system votes) or "lfspy" (LFSpy 1.0.4's: "gaussian", "common", "lfspy",
+        "own_class").  LFSpy's defaults besides are ``alpha=19, n_rounding=2000``;
+        docs/reproductions.md measures each choice.
+    weight_kernel : {"exponential", "gaussian"} or None, default=None
+        The weights (10): exp(−(d − d^min)/σ) (the paper) or exp(−(d − d^min)²/σ) (LFSpy).
+    rounding : {"sample", "common", "exact"} or None, default=None
+        "sample": R seeded draws, the paper's definition.  "common": LFSpy's draws with its seed
+        set, the same uniforms ``np.random.RandomState(random_state).rand(M, R)`` for every point,
+        β and pass.  "exact": all roundings of the ≤ 2 fractional entries of a vertex, the R → ∞
+        limit.
+    predict_radius : {"fit", "lfspy"} or None, default=None
+        The hypersphere radii ``predict`` uses: "fit" (the midpoint rule of the β selection) or
+        LFSpy's predict-time rule (:func:`fsopt.lfs.regions.sphere_radius`).
+    fallback_vote : {"all", "own_class"} or None, default=None
+        A query in no sphere: every coordinate system votes for its nearest neighbour's label (§3.2)
+        or, as LFSpy, only for its own class when that is the neighbour's
+        (:func:`fsopt.lfs.regions.class_similarity`).
     solver : str, default="BOXLP"
         Backend for (9): "BOXLP" (the exact dual method for box LPs with two rows,
         :mod:`fsopt.lfs.box_lp`; the β sweep reuses its earlier solves), "HIGHSPY" (highspy
@@ -98,6 +121,8 @@ class LFS(ClassifierMixin, BaseEstimator):
     lp_check_ : dict
         ``n_lps``, ``max_residual``, ``all_certified`` and ``max_objective_gap`` (None without
         ``check_solver``) over the LPs of the fit.
+    choices_ : dict
+        ``weight_kernel``, ``rounding``, ``predict_radius``, ``fallback_vote`` as resolved by ``variant``.
     n_rounding_fallbacks_ : int
         Points of the last pass where no rounding of any β was feasible.
     n_iter_ : int
@@ -130,7 +155,11 @@ class LFS(ClassifierMixin, BaseEstimator):
         "sigma": [Interval(Real, 0, None, closed="neither")],
         "n_beta": [Interval(Integral, 1, None, closed="left")],
         "n_rounding": [Interval(Integral, 1, None, closed="left")],
-        "rounding": [StrOptions({"sample", "exact"})],
+        "variant": [StrOptions({"paper", "lfspy"})],
+        "weight_kernel": [StrOptions(set(WEIGHT_POWERS)), None],
+        "rounding": [StrOptions({"sample", "common", "exact"}), None],
+        "predict_radius": [StrOptions({"fit", "lfspy"}), None],
+        "fallback_vote": [StrOptions({"all", "own_class"}), None],
         "solver": [str],
         "eps_solver": [str, None],
         "check_solver": [str, None],
@@ -143,7 +172,8 @@ class LFS(ClassifierMixin, BaseEstimator):
     }
 
     def __init__(self, alpha=5, tau=2, gamma=0.2, sigma=1.0, n_beta=20, n_rounding=1000,
-                 rounding="sample", solver="BOXLP", eps_solver="TOPK", check_solver=None,
+                 variant="paper", weight_kernel=None, rounding=None, predict_radius=None,
+                 fallback_vote=None, solver="BOXLP", eps_solver="TOPK", check_solver=None,
                  fallback=("HIGHSPY",), solver_options=None, n_jobs=None, backend=None, random_state=None,
                  progress=False):
         self.alpha = alpha
@@ -152,7 +182,11 @@ class LFS(ClassifierMixin, BaseEstimator):
         self.sigma = sigma
         self.n_beta = n_beta
         self.n_rounding = n_rounding
+        self.variant = variant
+        self.weight_kernel = weight_kernel
         self.rounding = rounding
+        self.predict_radius = predict_radius
+        self.fallback_vote = fallback_vote
         self.solver = solver
         self.eps_solver = eps_solver
         self.check_solver = check_solver
@@ -190,8 +224,10 @@ class LFS(ClassifierMixin, BaseEstimator):
         solvers = resolve_solvers(self.solver, self.eps_solver or self.solver, self.check_solver,
                                   self.solver_options, M, self.alpha, self.fallback)  # once per fit
         self.classes_, y_enc = np.unique(y, return_inverse=True)
+        choices = {k: getattr(self, k) or v for k, v in VARIANTS[self.variant].items()}
         cfg = LFSConfig(self.alpha, float(self.gamma), float(self.sigma), self.n_beta,
-                        self.n_rounding, self.rounding, *solvers)
+                        self.n_rounding, choices["rounding"], *solvers,
+                        weight_kernel=choices["weight_kernel"], radius_rule=choices["predict_radius"])
         method = LFSFixedPoint(X, y_enc, cfg, _seed_sequence(self.random_state), self.n_jobs,
                                self.progress, self.backend)
         driver = FixedPointDriver(theta=0.0, max_iter=self.tau, progress=self.progress, desc="LFS")
@@ -202,6 +238,7 @@ class LFS(ClassifierMixin, BaseEstimator):
         self.f_relaxed_, self.beta_, self.eps_max_, self.local_score_ = (
             fit.per_point(a) for a in ("relaxed", "beta", "eps_max", "score"))
         self.n_rounding_fallbacks_ = int(fit.per_point("fallback").sum())
+        self.choices_ = choices
         self.history_ = result.history
         self.certificate_ = result.certificate  # who answered each LP
         self.n_iter_ = result.n_iter
@@ -230,7 +267,7 @@ class LFS(ClassifierMixin, BaseEstimator):
         check_finite(Xq, "X divided by the training data's typical spread",
                      f"X is beyond float64 range in the units of the training data (s = {self.scale_:.3g})")
         return class_similarity(Xq, self.X_fit_ / self.scale_, self.y_enc_, self.selected_sets_,
-                                self.unit_radius_, np.bincount(self.y_enc_))
+                                self.unit_radius_, np.bincount(self.y_enc_), self.choices_["fallback_vote"])
 
     def predict(self, X):
         """The class whose local neighbourhoods are most similar to each sample (eq. 11).

@@ -28,8 +28,8 @@ from ..core.driver import FixedPointMethod, Step
 from ..core.scaling import check_finite, constant_features, rescale
 from ..core.solvers import ResolvedSolver, resolve_solver
 from .lp import EpsilonConstraint, EpsilonMax
-from .regions import local_performance, sphere_radius
-from .rounding import round_solution
+from .regions import local_performance, sphere_radii
+from .rounding import CommonUniforms, round_solution
 from .weights import local_costs, neighbour_weights
 
 
@@ -42,7 +42,8 @@ def beta_grid(n_beta):
 class LFSConfig:
     """Everything a worker needs besides the data; the solvers resolved once per fit
     (:func:`resolve_solvers`), each carrying its ``solver_options``; ``fallback`` and
-    ``eps_fallback``: the solvers tried in turn when ``solver`` fails on (9), ``eps_solver`` on (8)."""
+    ``eps_fallback``: the solvers tried in turn when ``solver`` fails on (9), ``eps_solver`` on (8);
+    ``weight_kernel`` and ``radius_rule``: the variants of (10) and of the final radii (``LFS``)."""
 
     alpha: int
     gamma: float
@@ -55,6 +56,8 @@ class LFSConfig:
     check_solver: ResolvedSolver | None = None
     fallback: tuple = ()
     eps_fallback: tuple = ()
+    weight_kernel: str = "exponential"
+    radius_rule: str = "fit"
 
     @property
     def betas(self):
@@ -168,8 +171,15 @@ def resolve_solvers(solver, eps_solver, check_solver, solver_options, n_features
     return (*resolved[:3], tuple(resolved[3:3 + n]), tuple(resolved[3 + n:]))
 
 
-def _solve_chunk(indices, A, B, X, y_enc, class_counts, cfg, seeds):
-    return [solve_point(i, a, b, X, y_enc, class_counts, cfg, np.random.default_rng(s))
+def legacy_seed(seed: np.random.SeedSequence):
+    """A ``np.random.RandomState`` seed from the fit's seed: the integer itself where it is one
+    below 2³² (``random_state=20`` draws LFSpy's ``rr_seed=20`` uniforms), else four words of it."""
+    entropy = seed.entropy
+    return entropy if isinstance(entropy, int) and entropy < 2**32 else seed.generate_state(4)
+
+
+def _solve_chunk(indices, A, B, X, y_enc, class_counts, cfg, seeds, common=None):
+    return [solve_point(i, a, b, X, y_enc, class_counts, cfg, common or np.random.default_rng(s))
             for i, a, b, s in zip(indices, A, B, seeds)]
 
 
@@ -213,12 +223,14 @@ class LFSFixedPoint(FixedPointMethod[LFSResult]):
         self.class_counts = np.bincount(y_enc)
         self.seed, self.n_jobs, self.progress, self.backend = seed, n_jobs, progress, backend
         self.passes = 0
+        self.common = CommonUniforms(legacy_seed(seed), self.n_total, cfg.n_rounding, self.keep) \
+            if cfg.rounding == "common" else None
 
     def initial_iterate(self):
         return np.zeros(self.X.shape)
 
     def statistics(self, iterate, active):
-        W = neighbour_weights(self.X, self.y_enc, iterate > 0.5, self.cfg.sigma)
+        W = neighbour_weights(self.X, self.y_enc, iterate > 0.5, self.cfg.sigma, self.cfg.weight_kernel)
         return local_costs(self.X, self.y_enc, W)
 
     def update(self, stats, iterate, active):
@@ -234,7 +246,7 @@ class LFSFixedPoint(FixedPointMethod[LFSResult]):
             workers = effective_n_jobs(self.n_jobs)
             chunks = np.array_split(np.arange(N), min(N, 4 * workers if workers > 1 else 10))
             jobs = (delayed(_solve_chunk)(idx, A[idx], B[idx], self.X, self.y_enc, self.class_counts,
-                                          self.cfg, [seeds[i] for i in idx]) for idx in chunks)
+                                          self.cfg, [seeds[i] for i in idx], self.common) for idx in chunks)
             results = []
             bar = tqdm(total=N, desc=f"LFS pass {self.passes}", disable=not self.progress, leave=False)
             for chunk in Parallel(n_jobs=workers, return_as="generator")(jobs):
@@ -257,13 +269,7 @@ class LFSFixedPoint(FixedPointMethod[LFSResult]):
         points (``detail``), in X's own features (constant features never selected).
         Pure: ``detail`` is mapped into new PointResults, never rewritten."""
         sets = iterate > 0.5
-        radius = np.empty(sets.shape[0])
-        same_size = self.class_counts[self.y_enc]
-        for i, s in enumerate(sets):
-            Xs = self.X[:, s]
-            dist = np.sqrt(((Xs - Xs[i]) ** 2).sum(axis=1))
-            radius[i] = sphere_radius(dist, self.y_enc == self.y_enc[i], self.cfg.gamma,
-                                      same_size[i], self.y_enc.size - same_size[i])
+        radius = sphere_radii(self.X, self.y_enc, sets, self.cfg.gamma, self.class_counts, self.cfg.radius_rule)
         full = np.zeros((sets.shape[0], self.n_total), dtype=bool)
         full[:, self.keep] = sets
         return LFSResult(full, radius, self.scale, tuple(self._in_x_features(r) for r in detail))

@@ -7,7 +7,7 @@ import numpy as np
 from ..core.scaling import check_finite
 
 
-def sphere_radius(dist, same, gamma, n_same, n_other):
+def sphere_radius(dist, same, gamma, n_same, n_other, rule="fit"):
     """Largest radius around a representative point whose impurity stays ≤ γ.
 
     ``dist``: distances from the representative to every training sample (itself included, at 0);
@@ -15,6 +15,9 @@ def sphere_radius(dist, same, gamma, n_same, n_other):
     / (same-class count excluding itself / (n_same − 1)).  Growing r over the sorted distances,
     the first distance where the impurity exceeds γ stops the growth; the radius is the midpoint
     to the previous distance (as in the authors' code).  If it never does, every sample is inside.
+    ``rule="lfspy"``: LFSpy 1.0.4's predict-time radius, which keeps the authors' 1-based test
+    ``k − 1 == 0`` under 0-based indexing: stopped at the second distance level it is that level
+    itself (its samples inside), at the first, half the largest distance.
     """
     levels, inverse = np.unique(dist, return_inverse=True)
     n_s = np.cumsum(np.bincount(inverse, weights=same.astype(float), minlength=levels.size)) - 1.0
@@ -23,7 +26,21 @@ def sphere_radius(dist, same, gamma, n_same, n_other):
     if over.size == 0:
         return float(levels[-1])
     k = over[0]
+    if rule == "lfspy" and k <= 1:
+        return float(levels[1] if k == 1 else 0.5 * (levels[-1] + levels[0]))
     return float(levels[0] if k == 0 else 0.5 * (levels[k - 1] + levels[k]))
+
+
+def sphere_radii(X, y_enc, sets, gamma, class_counts, rule="fit"):
+    """:func:`sphere_radius` of every representative point i in its coordinates ``sets[i]``."""
+    same_size = class_counts[y_enc]
+    radius = np.empty(len(sets))
+    for i, s in enumerate(sets):
+        Xs = X[:, s]
+        dist = np.sqrt(((Xs - Xs[i]) ** 2).sum(axis=1))
+        radius[i] = sphere_radius(dist, y_enc == y_enc[i], gamma, same_size[i],
+                                  y_enc.size - same_size[i], rule)
+    return radius
 
 
 def nearest_label(D, y_enc, n_classes):
@@ -59,12 +76,14 @@ def local_performance(Xs, y_enc, i, gamma, class_counts):
     return dr / n_same - far / n_other, radius
 
 
-def class_similarity(Xq, X, y_enc, sets, radius, class_counts):
+def class_similarity(Xq, X, y_enc, sets, radius, class_counts, fallback_vote="all"):
     """Similarities S_ℓ(x_q) of eq. (11) and the fallback votes, both (n_queries × n_classes).
 
     s_i(x_q) = 1 if x_q lies in sphere i (in the coordinates f*⁽ⁱ⁾) and its nearest training sample
-    there has label y⁽ⁱ⁾.  The fallback: each of the N coordinate systems votes for the label of
-    x_q's nearest neighbour in it; votes are divided by the class sizes.  Xq, X and ``radius`` in
+    there has label y⁽ⁱ⁾.  The fallback (§3.2): each of the N coordinate systems votes for the label
+    of x_q's nearest neighbour in it (tied neighbours share the vote); votes are divided by the
+    class sizes.  ``fallback_vote="own_class"`` (LFSpy 1.0.4): system i votes, one vote, only for
+    its own class y⁽ⁱ⁾ and only when the plurality of x_q's nearest neighbours there has it.  Xq, X and ``radius`` in
     the units of fit (X divided by its typical spread); a query whose squared distances overflow
     is a ValueError naming its row.
     """
@@ -78,7 +97,10 @@ def class_similarity(Xq, X, y_enc, sets, radius, class_counts):
         check_finite(D, "the distance (row of X, training sample) of the local classifier",
                      "that row of X is too far from the training data for float64 squared distances")
         label, share = nearest_label(D, y_enc, n_classes)
-        votes += share
+        if fallback_vote == "own_class":
+            votes[:, y_enc[i]] += label == y_enc[i]
+        else:
+            votes += share
         inside = np.sqrt(((Q - X[i, feats]) ** 2).sum(axis=1)) <= radius[i]
         S[:, y_enc[i]] += inside & (label == y_enc[i])
     return S / class_counts, votes / class_counts

@@ -5,7 +5,9 @@ constraints of (9) with the smallest aᵀf.  Entries at 0 or 1 round to themselv
 fractional entries are drawn (the same distribution for far less work).  A vertex of (9) has at most
 two fractional entries (two rows besides the bounds), so ``exact`` enumerates all 2^k roundings
 instead: its best candidate is the limit R → ∞ of the sampled one, and equals it whenever the
-samples contain the enumerated optimum.
+samples contain the enumerated optimum.  ``common`` is LFSpy 1.0.4's draws (its ``rr_seed`` set): the
+generator is re-seeded before every rounding, so every point, β and pass compares its f with the
+same M × R uniforms, ``f_m = 1`` where ``u_m ≤ f_m`` (:class:`CommonUniforms`).
 """
 from __future__ import annotations
 
@@ -17,14 +19,30 @@ INTEGRAL_TOL = 1e-9  # |f_m − round(f_m)| below this counts as integral (solve
 FEASIBILITY_RTOL = 1e-9  # relative slack for bᵀf ≥ ε of a rounded candidate
 
 
-def candidate_patterns(frac_values, n_rounding, rng, method="sample"):
-    """Distinct 0/1 patterns of the fractional entries: sampled R times, or all 2^k (``exact``)."""
+class CommonUniforms:
+    """LFSpy's uniforms: ``np.random.RandomState(seed).rand(M, R)``, drawn once and shared by every
+    rounding of a fit (LFSpy re-seeds before each), rows restricted to the features ``keep``."""
+
+    def __init__(self, seed, n_features, n_rounding, keep):
+        self.uniforms = np.random.RandomState(seed).rand(n_features, n_rounding)[keep]
+
+    def draws(self, frac_index, frac_values):
+        """R × k booleans ``u ≤ f`` of the fractional entries ``frac_index`` (LFSpy's ``<=``)."""
+        return (self.uniforms[frac_index] <= frac_values[:, None]).T
+
+
+def candidate_patterns(frac_values, n_rounding, rng, method="sample", frac_index=None):
+    """Distinct 0/1 patterns of the fractional entries: sampled R times, or all 2^k (``exact``);
+    ``common``: ``rng`` is a :class:`CommonUniforms` and ``frac_index`` the entries' features."""
     k = frac_values.size
     if k == 0:
         return np.zeros((1, 0), dtype=bool)
     if method == "exact" and 2 ** k <= max(n_rounding, 4):
         return np.array(list(itertools.product([False, True], repeat=k)), dtype=bool)
-    draws = rng.random((n_rounding, k)) < frac_values
+    if method == "common":
+        draws = rng.draws(frac_index, frac_values)
+    else:
+        draws = rng.random((n_rounding, k)) < frac_values
     if k > 62:
         return np.unique(draws, axis=0)
     place = np.left_shift(1, np.arange(k - 1, -1, -1, dtype=np.int64))  # first entry most significant
@@ -33,11 +51,13 @@ def candidate_patterns(frac_values, n_rounding, rng, method="sample"):
 
 
 def round_solution(f, a, b, eps, alpha, n_rounding, rng, method="sample"):
-    """Best rounding of ``f``: ``(f_binary or None, a·f_binary)``; None when no rounding is feasible."""
+    """Best rounding of ``f``: ``(f_binary or None, a·f_binary)``; None when no rounding is feasible.
+    Ties of a·f go to the first pattern in lexicographic order (first feature most significant),
+    as LFSpy's ``np.unique(..., axis=1)`` then ``argmin``."""
     f = np.clip(f, 0.0, 1.0)
     ones = f >= 1.0 - INTEGRAL_TOL
     frac = np.flatnonzero((f > INTEGRAL_TOL) & ~ones)
-    patterns = candidate_patterns(f[frac], n_rounding, rng, method)
+    patterns = candidate_patterns(f[frac], n_rounding, rng, method, frac)
     base_a, base_b, base_n = float(a[ones].sum()), float(b[ones].sum()), int(ones.sum())
     cost = base_a + patterns @ a[frac]
     gain = base_b + patterns @ b[frac]

@@ -11,13 +11,18 @@ def pairwise_distances_in(X, features):
     return np.sqrt(np.maximum(sq[:, None] + sq[None, :] - 2.0 * (Z @ Z.T), 0.0))
 
 
-def neighbour_weights(X, y, sets, sigma=1.0):
+WEIGHT_POWERS = {"exponential": 1, "gaussian": 2}  # exp(−gap/σ): eq. (10); exp(−gap²/σ): LFSpy
+
+
+def neighbour_weights(X, y, sets, sigma=1.0, kernel="exponential"):
     """w_j⁽ⁱ⁾ of eq. (10), scaled by a width σ: (1/N) Σ_k exp(−(d_ij|k − d_ij|k^min)/σ).
 
     ``sets`` is the N×M boolean matrix of the previous iteration's f*⁽ᵏ⁾; d^min is taken over the
     same-class (v ≠ i) or the other-class samples according to the class of j.  All sets empty
-    (the first iteration) gives uniform weights 1.
+    (the first iteration) gives uniform weights 1.  ``kernel="gaussian"`` squares the gap,
+    exp(−(d − d^min)²/σ), as LFSpy 1.0.4 does where eq. (10) has the gap itself.
     """
+    power = WEIGHT_POWERS[kernel]
     N = X.shape[0]
     same = y[:, None] == y[None, :]
     same_not_self = same & ~np.eye(N, dtype=bool)
@@ -27,7 +32,7 @@ def neighbour_weights(X, y, sets, sigma=1.0):
         d_same = np.where(same_not_self, D, np.inf).min(axis=1, keepdims=True)
         d_other = np.where(~same, D, np.inf).min(axis=1, keepdims=True)
         # D − d^min ≥ 0 except on the diagonal (j = i, unused by (5)), where exp(d^min/σ) could overflow
-        W += np.exp(-np.maximum(D - np.where(same, d_same, d_other), 0.0) / sigma)
+        W += np.exp(-np.maximum(D - np.where(same, d_same, d_other), 0.0) ** power / sigma)
     return W / N
 
 
