@@ -8,7 +8,8 @@ import pytest
 from sklearn.exceptions import ConvergenceWarning
 
 from fsopt import LOGO, FixedPointDriver, FixedPointMethod, Step
-from fsopt.core.driver import FAST_BUDGET, Outcome
+from fsopt.core.driver import Outcome
+from fsopt.logo.working_set import FAST_BUDGET
 from fsopt.datasets.shapes import FAMILIES, make_correlated_copies, make_interaction, make_minority, make_shells
 from fsopt.datasets.spiral import make_spiral
 
@@ -99,6 +100,8 @@ class Contraction(FixedPointMethod):
 class Flipping(FixedPointMethod):
     """x ← the indicator of the features not in x's support, scaled: a support that flips every
     iteration, θ_t up and down."""
+
+    remedy = "a larger sigma"  # the method's own advice, which the outcome carries
 
     def initial_iterate(self):
         return np.array([1.0, 0.0, 0.0, 0.0])
