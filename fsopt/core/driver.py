@@ -22,7 +22,7 @@ point.  Which features the statistics see is the method's own policy
 (:class:`ActiveSetPolicy`: by default all of them): it may hold features out, bring them back,
 decide which iterations count toward ``max_iter``, and restart the run as the plain iteration over
 all features (whose first iteration, the fit's first, is taken again without computing it).  The
-driver's state is one :class:`_Loop`.  A run that stops at max_iter says what its last iterations
+driver's state is one dataclass.  A run that stops at max_iter says what its last iterations
 showed and what to try (:class:`Outcome`).
 """
 from __future__ import annotations

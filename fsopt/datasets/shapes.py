@@ -91,9 +91,9 @@ def make_shells(n_samples=300, n_irrelevant=0, n_relevant=3, n_shells=3, noise=0
     return _finish(direction * radius[:, None], y, n_irrelevant, noise, rng)
 
 
-def make_sine_boundary(n_samples=300, n_irrelevant=0, frequency=2.0, amplitude=1.0, balance=0.5, noise=0.1,
+def make_sine_boundary(n_samples=300, n_irrelevant=0, frequency=2.0, amplitude=0.7, balance=0.5, noise=0.1,
                        random_state=None):
-    """Two uniform features on [−π, π]: y = +1 where x_2 − ``amplitude``·sin(``frequency``·x_1)
+    """Two uniform features on [−π, π]: y = +1 where x_2 − π·``amplitude``·sin(``frequency``·x_1)
     is in its top ``balance`` share (a wavy boundary: each feature alone says little)."""
     _check(n_samples=n_samples, n_irrelevant=n_irrelevant, balance=balance, noise=noise)
     if not frequency > 0:
