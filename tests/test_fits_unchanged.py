@@ -2,9 +2,10 @@
 its default, NMMKL and LFS on small test data give the fits recorded in
 ``tests/data/fits_unchanged.json`` (from main at 55a11c5, before the driver's redesign).
 
-On the machine that recorded them the fits are bit-identical (checked with ``np.array_equal``
-on every weight vector); the test compares the weights with rtol = 1e-12, since BLAS may round
-differently on another CPU, and the support, the number of iterations and the outcome exactly.
+On the machine that recorded them the fits are bit-identical: recorded again after the redesign,
+the file came out byte for byte the same (17-digit reprs: ``np.array_equal`` on every weight
+vector).  The test compares the weights with rtol = 1e-12, since BLAS may round differently on
+another CPU, and the support, the number of iterations and the outcome exactly.
 Record again (only when a change of trajectory is intended, and say why in its commit) with
 ``python tests/test_fits_unchanged.py``.
 """
@@ -76,7 +77,7 @@ def _record():
             fit = _fit(name)
             fits[name] = dict(weights=[repr(float(w)) for w in fit["weights"]], support=fit["support"].tolist(),
                               n_iter=int(fit["n_iter"]), outcome=fit["outcome"])
-    RECORDED.write_text(json.dumps(fits, indent=1) + "\n")
+    RECORDED.write_text("{\n" + ",\n".join(f"{json.dumps(k)}: {json.dumps(v)}" for k, v in fits.items()) + "\n}\n")
 
 
 if __name__ == "__main__":
