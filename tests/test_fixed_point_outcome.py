@@ -10,6 +10,7 @@ from sklearn.exceptions import ConvergenceWarning
 
 from fsopt import LOGO
 from fsopt.core.acceleration import Anderson, Averaging
+from fsopt.logo.working_set import WorkingSet
 from fsopt.core.driver import FixedPointDriver, FixedPointMethod, Step
 from fsopt.datasets.spiral import make_spiral
 
@@ -123,7 +124,8 @@ class OneFeature(FixedPointMethod):
 
 
 def test_features_a_check_brings_back_stay_until_their_rent_reaches_one_pass():
-    result = FixedPointDriver(theta=1e-4, max_iter=100, prune_below=1e-8, prune_patience=1).run(OneFeature())
+    result = FixedPointDriver(theta=1e-4, max_iter=100,
+                              active_set=WorkingSet(prune_below=1e-8, prune_patience=1)).run(OneFeature())
     h = result.history
     t = next(i for i, r in enumerate(h) if r.n_reentered)  # the first check
     assert h[t].n_reentered == 2 and h[t].n_active == 3
@@ -197,8 +199,8 @@ def test_a_working_set_that_does_not_settle_restarts_as_the_plain_iteration(acce
     """After one check that grows the working set and three that go round, the fit restarts; after
     the restart the iterates are the plain iteration's with the same acceleration, from its first
     step (which no accelerator takes: it has one point)."""
-    driver = FixedPointDriver(theta=1e-4, max_iter=100, prune_below=1e-8, prune_patience=1, max_circling_checks=3,
-                              acceleration=acceleration)
+    driver = FixedPointDriver(theta=1e-4, max_iter=100, acceleration=acceleration,
+                              active_set=WorkingSet(prune_below=1e-8, prune_patience=1, max_circling_checks=3))
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         result = driver.run(Wandering())
@@ -254,7 +256,8 @@ class Checks(OneFeature):
 def test_a_fit_restarts_after_four_checks_that_go_round_and_growth_does_not_count(pattern, restarts):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        result = FixedPointDriver(theta=1e-4, max_iter=100, prune_below=1e-8, round_iter=30).run(Checks(pattern))
+        result = FixedPointDriver(theta=1e-4, max_iter=100,
+                                  active_set=WorkingSet(prune_below=1e-8, round_iter=30)).run(Checks(pattern))
     assert result.outcome == "converged"
     assert any(h.restarted for h in result.history) == restarts
     if not restarts:
@@ -289,10 +292,10 @@ def test_a_restart_whose_plain_iteration_stops_at_max_iter_gives_the_working_set
     plain run shares (its memory of the plain run is forgotten, as after any re-entry)."""
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        result = FixedPointDriver(theta=1e-4, max_iter=100, prune_below=1e-8, max_circling_checks=3,
-                                  acceleration=accelerator()).run(PlainDrifts())
-        never = FixedPointDriver(theta=1e-4, max_iter=100, prune_below=1e-8, max_circling_checks=1000,
-                                 acceleration=accelerator()).run(PlainDrifts())
+        result = FixedPointDriver(theta=1e-4, max_iter=100, acceleration=accelerator(),
+                                  active_set=WorkingSet(prune_below=1e-8, max_circling_checks=3)).run(PlainDrifts())
+        never = FixedPointDriver(theta=1e-4, max_iter=100, acceleration=accelerator(),
+                                 active_set=WorkingSet(prune_below=1e-8, max_circling_checks=1000)).run(PlainDrifts())
     h = result.history
     restarted = next(i for i, r in enumerate(h) if r.restarted)
     resumed = next(i for i, r in enumerate(h) if r.resumed)
@@ -318,7 +321,8 @@ def test_a_restart_whose_plain_iteration_cycles_ends_with_that_cycle():
             return Step(new)
 
     with pytest.warns(ConvergenceWarning, match="cycle"):
-        result = FixedPointDriver(theta=1e-4, max_iter=100, prune_below=1e-8, max_circling_checks=3).run(PlainCycles())
+        result = FixedPointDriver(theta=1e-4, max_iter=100,
+                                  active_set=WorkingSet(prune_below=1e-8, max_circling_checks=3)).run(PlainCycles())
     assert result.outcome == "cycle(2)" and any(h.restarted for h in result.history)
     assert not any(h.resumed for h in result.history)
 
@@ -357,7 +361,8 @@ def test_a_check_that_admits_features_at_the_working_sets_fixed_point_completes_
     method = LateFeature()
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        result = FixedPointDriver(theta=1e-3, max_iter=100, prune_below=1e-8, prune_patience=1).run(method)
+        result = FixedPointDriver(theta=1e-3, max_iter=100,
+                                  active_set=WorkingSet(prune_below=1e-8, prune_patience=1)).run(method)
     t = next(i for i, h in enumerate(result.history) if h.n_reentered)
     assert result.history[t].change < 1e-3 and result.history[t].repeated
     np.testing.assert_array_equal(method.points[t + 1], method.points[t])  # the same x again

@@ -4,6 +4,7 @@ import gzip
 import numpy as np
 import pytest
 
+from fsopt.logo.working_set import WorkingSet
 from fsopt import FixedPointDriver, FixedPointMethod, Step
 from fsopt.datasets import add_irrelevant_features, load_dataset, read_csv
 from fsopt.tools.problems import get_problem, problems
@@ -78,7 +79,7 @@ def test_driver_reaches_the_fixed_point_and_rounds(rng):
 def test_driver_prunes_small_entries(rng):
     A = np.diag([0.5, 0.5, 0.01])
     b = np.array([1.0, 1.0, 0.0])
-    result = FixedPointDriver(theta=1e-12, max_iter=100, prune_below=1e-3).run(Contraction(A, b))
+    result = FixedPointDriver(theta=1e-12, max_iter=100, active_set=WorkingSet(prune_below=1e-3)).run(Contraction(A, b))
     assert result.active.tolist() == [True, True, False] and result.iterate[2] == 0.0
 
 
@@ -118,3 +119,19 @@ def test_problem_declarations_load(data_dir):
     assert all(p.method for p in problems().values())
     with pytest.raises(ValueError, match="unknown problem 'nope'"):
         get_problem("nope")
+
+
+def test_the_driver_holds_no_method_policy():
+    """Issue 44: the driver runs the generic loop; which features are held out, and when, is the
+    method's policy (LOGO's in fsopt/logo/working_set.py), passed as ``active_set``.  Without one
+    every feature stays active whatever the iterate, even for a method that could check them."""
+    import inspect
+    import re
+
+    import fsopt.core.driver as driver
+
+    words = re.findall(r"logo|nmmkl|lfs|prune|budget|sigma", inspect.getsource(driver), flags=re.I)
+    assert words == []
+    A, b = np.diag([0.5, 0.5, 0.5]), np.array([1.0, 0.0, 0.0])
+    result = FixedPointDriver(theta=1e-12, max_iter=100).run(Contraction(A, b))
+    assert result.active.all() and all(h.n_dropped == 0 and h.n_active == 3 for h in result.history)

@@ -11,7 +11,7 @@ import pytest
 from sklearn.exceptions import ConvergenceWarning
 
 from fsopt import LOGO
-from fsopt.core.driver import FAST_BUDGET
+from fsopt.logo.working_set import FAST_BUDGET
 from fsopt.datasets.spiral import make_spiral
 from fsopt.core.parts import NonnegL1
 from fsopt.logo import GarroteLogistic, LogoFixedPoint
@@ -109,7 +109,7 @@ def test_fits_that_repeat_a_point_reach_the_plain_iterations_fixed_point(monkeyp
     two paths reach different ones with or without the repeat: docs/logo-scale.md.)  The working
     set's budget is off here: on 120 samples an iteration's own cost outweighs its columns, and the
     budget hands these fits over to the plain iteration before any repeat (tests/test_logo_shapes.py)."""
-    monkeypatch.setattr("fsopt.core.driver.FAST_BUDGET", None)
+    monkeypatch.setattr("fsopt.logo.working_set.FAST_BUDGET", None)
     X, y = make_spiral(60, J, turns=turns, random_state=seed, shape=shape)
     fast = LOGO(theta=1e-3, max_iter=100, prune_below=1e-8).fit(X, y)  # the fast path on a small sample
     plain = LOGO(theta=1e-3, max_iter=100, working_set=False, prune_below=None).fit(X, y)
@@ -150,6 +150,7 @@ def test_a_working_set_past_its_budget_does_not_go_on_after_the_plain_iteration_
     unit = fast.history_[0].work
     assert sum(h.work for h in fast.history_) <= sum(h.work for h in plain.history_) + 2.5 * FAST_BUDGET * unit
     assert "support oscillates" in fast.outcome_.seen and "'averaging'" in fast.outcome_.advice
+    assert "larger sigma" in fast.outcome_.advice  # LOGO's own remedy (Theorem 2), in fsopt run's output too
     assert "the working set did not settle" in restart_story(fast.history_)  # fsopt run
     averaged = LOGO(theta=1e-4, max_iter=150, acceleration="averaging", working_set=False, prune_below=None).fit(X, y)
     assert averaged.outcome_ == "converged" and averaged.certificate_.holds
@@ -257,7 +258,7 @@ def test_auto_elimination_follows_the_papers_path_where_it_is_cheap(monkeypatch)
     plain = LOGO(working_set=False, prune_below=None).fit(X, y)
     budgeted = LOGO(prune_below=1e-8).fit(X, y)  # its working set passes its budget: the plain iteration's answer
     with monkeypatch.context() as patch:
-        patch.setattr("fsopt.core.driver.FAST_BUDGET", None)
+        patch.setattr("fsopt.logo.working_set.FAST_BUDGET", None)
         fast = LOGO(prune_below=1e-8).fit(X, y)
     assert default.prune_below_ is None and fast.prune_below_ == 1e-8
     assert default.converged_ and fast.converged_ and fast.certificate_.holds
@@ -300,7 +301,7 @@ def test_a_check_that_reads_x_in_place_gives_the_fit_of_one_that_copies_its_colu
     to the plain iteration before they are done."""
     import fsopt.logo.method as method
 
-    monkeypatch.setattr("fsopt.core.driver.FAST_BUDGET", None)
+    monkeypatch.setattr("fsopt.logo.working_set.FAST_BUDGET", None)
 
     X, y = make_spiral(60, 6000, turns=turns, random_state=seed, shape=shape)
     X = X * scale
@@ -327,7 +328,7 @@ def test_checks_that_estimate_in_float32_first_give_the_fit_of_exact_checks(monk
     budget is off (as above)."""
     import fsopt.logo.method as method
 
-    monkeypatch.setattr("fsopt.core.driver.FAST_BUDGET", None)
+    monkeypatch.setattr("fsopt.logo.working_set.FAST_BUDGET", None)
 
     if data.startswith("fermat"):
         X, y = make_spiral(60, 6000, turns=1.75, random_state=1, shape="fermat")

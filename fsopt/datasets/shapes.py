@@ -11,6 +11,8 @@ geometry, each with its geometry as parameters, to measure it where it was not t
   copies of it (correlation ``correlation`` with the latent): many equally good features.
 - :func:`make_shells`: the class alternates between ``n_shells`` concentric shells in
   ``n_relevant`` dimensions: the label depends on the radius only.
+- :func:`make_sine_boundary` (held out: never used to choose a constant of the fast path, only
+  to check it, :data:`HELD_OUT`): the class boundary is a sine wave over two features.
 
 Every generator returns (X, y) with the relevant columns first, standardized to unit variance (so
 their scale matches the N(0, 1) columns that follow, as in :func:`~fsopt.datasets.spiral.make_spiral`),
@@ -89,8 +91,22 @@ def make_shells(n_samples=300, n_irrelevant=0, n_relevant=3, n_shells=3, noise=0
     return _finish(direction * radius[:, None], y, n_irrelevant, noise, rng)
 
 
+def make_sine_boundary(n_samples=300, n_irrelevant=0, frequency=2.0, amplitude=0.7, balance=0.5, noise=0.1,
+                       random_state=None):
+    """Two uniform features on [−π, π]: y = +1 where x_2 − π·``amplitude``·sin(``frequency``·x_1)
+    is in its top ``balance`` share (a wavy boundary: each feature alone says little)."""
+    _check(n_samples=n_samples, n_irrelevant=n_irrelevant, balance=balance, noise=noise)
+    if not frequency > 0:
+        raise ValueError(f"frequency must be > 0; got {frequency}")
+    rng = check_random_state_seed(random_state)
+    R = rng.uniform(-np.pi, np.pi, size=(n_samples, 2))
+    score = R[:, 1] - amplitude * np.pi * np.sin(frequency * R[:, 0])
+    return _finish(R, _by_quantile(score, balance), n_irrelevant, noise, rng)
+
+
 FAMILIES = {"interaction": make_interaction, "minority": make_minority,
             "correlated copies": make_correlated_copies, "shells": make_shells}
+HELD_OUT = {"sine boundary": make_sine_boundary}  # a check of the fast path, never tuned on
 
 
 def _by_quantile(score, share):

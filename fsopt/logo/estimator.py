@@ -21,6 +21,7 @@ from ..core.subproblem import Subproblem
 from ..core.validation import check_data, check_labels, transactional_fit, validate_fit
 from .garrote import GarroteLogistic
 from .method import _HELD_ELEMENTS, LogoFixedPoint, screening_refusal
+from .working_set import WorkingSet
 
 PAPER_PRUNE_BELOW = 1e-8  # the paper's elimination threshold
 # prune_below="auto" eliminates (working set, checks) from N²·J = 2.5e7 pair-feature terms per pass
@@ -293,10 +294,9 @@ class LOGO(SelectorMixin, BaseEstimator):
         method = LogoFixedPoint(X, y, self.sigma, subproblem, solver, fallback, w0=w0,
                                 check_against=check_against, x_scale=stat_scale,
                                 working_set=self.working_set, screening=screening)
-        driver = FixedPointDriver(theta=self.theta, max_iter=self.max_iter,
-                                  prune_below=prune_below,
-                                  prune_patience=self.prune_patience, callback=self.callback,
-                                  progress=self.progress, desc="LOGO",
+        active_set = None if prune_below is None else WorkingSet(prune_below, self.prune_patience)
+        driver = FixedPointDriver(theta=self.theta, max_iter=self.max_iter, active_set=active_set,
+                                  callback=self.callback, progress=self.progress, desc="LOGO",
                                   acceleration=self.acceleration)
         with blas_one_thread():
             result = driver.run(method)

@@ -29,13 +29,8 @@ from ..core.lbfgsb_routine import minimize_on_box
 from ..core.parts import SMOOTH_NEEDS, MarginLoss, missing_parts, undeclared
 from ..core.solvers import register_backend
 
-# features; below this the full problem is solved directly.  Measured (N = 460 spiral margins, one
-# run): directly 0.01–0.04 s up to 1,000 features, then 1.0–2.4 s at 1,500–2,000, where the
-# working set takes 0.11–0.42 s; at 300–1,000 the working set costs at most 2× the direct solve
-# (milliseconds).  Inside a LOGO fit, working sets of ~1,000 features took 0.6–1.0 s per solve
-# directly and 0.05–0.2 s this way.  On real margins at w = 1 (colon N = 62; sonar, ionosphere with
-# 2,000 N(0, 1) features, N = 208, 351), 600–2,000 features: the working set 1.2–17× faster, same
-# objective to 6e-13 (ionosphere at 2,000: directly 1.86 s and only "optimal_inaccurate").
+# features; below this the full problem is solved directly (measured: docs/logo-scale.md,
+# "Where the timings of the code live").
 _WORKING_SET_FROM = 500
 WORKING_SET_NEEDS = {"smooth": ("restrict",), "penalty": ("restrict", "zero_slack")}
 

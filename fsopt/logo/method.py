@@ -18,9 +18,8 @@ those columns, distances over the nonzero weights: cheap), in rounds closed by t
 over all features — when the working set converges, cycles, stalls or converges slowly, or after
 ``round_iter`` iterations (it may be missing a feature) — one pass over the held-out columns per
 round, which needs their gradients z̄_jᵀℓ'(m), not z̄ (:func:`~fsopt.logo.margins.zbar_products`,
-half the multiply-adds of z̄ and no N × J result: 2.3–2.9× faster at N × J = 460 × 20,000,
-200 × 100,000 and 1,000 × 5,000), over an in-memory X first estimated in float32 with a bound on
-the error (1.3–1.5× faster again), the features the bound cannot decide then computed exactly, so
+half the multiply-adds of z̄ and no N × J result), over an in-memory X first estimated in float32
+with a bound on the error (the timings: docs/logo-scale.md), the features the bound cannot decide then computed exactly, so
 that every decision and every number of the certificate is the exact computation's; the most
 violating features enter (at most twice the working set, and 100: as skglm and celer grow
 theirs) and the iteration goes on.  The intermediate iterates are then those of the working
@@ -75,8 +74,7 @@ _MIN_ENTRANTS = 100  # a check admits the most violating features: max(this, 2 �
 _SINGLE_FROM = 2048  # a check over at least this many columns of an in-memory X estimates in float32 first
 _SINGLE_EXACT_SHARE = 0.25  # ... until a check had to compute more than this share of them again exactly
 _PRODUCT_WORK = 0.5  # a column of gradient products, in columns of z̄
-_ITERATION_COLUMNS = 1024  # an iteration's own cost (N × N kernel, solver set-up), in columns: a working-set
-# iteration of a few dozen columns took 1–2 ms against 20–50 ms for one over all 2,000 (N = 208–300)
+_ITERATION_COLUMNS = 1024  # an iteration's own cost (N × N kernel, solver set-up), in columns (docs/logo-scale.md)
 SCREENING_NEEDS = {"smooth": ("margin_derivative",), "penalty": ("zero_slack", "violation")}
 
 
@@ -131,6 +129,8 @@ class LogoFixedPoint(FixedPointMethod):
     and each iteration's own cost (the N × N kernel, the solver's set-up) ``_ITERATION_COLUMNS``, at
     most one pass.
     """
+
+    remedy = "a larger sigma (Theorem 2: above some sigma* the map is a contraction, faster as sigma grows)"
 
     def __init__(self, X, y, sigma, subproblem, solver, fallback=(), solver_options=None, w0=None,
                  check_against=None, check_tol=(1e-6, 1e-3), x_scale=1.0, working_set=True,
@@ -187,8 +187,7 @@ class LogoFixedPoint(FixedPointMethod):
 
     def _held_columns(self, active):
         """X[:, active]: X itself while nothing is eliminated; else from the last copy when the
-        active set only lost features since (each subset read from X scans all of it: 12 ms of
-        each working-set iteration at 460 × 100,000)."""
+        active set only lost features since (each subset read from X scans all of it)."""
         if active.all():
             return self.X
         if self._held is not None and not (active & ~self._held[0]).any():
@@ -330,14 +329,12 @@ class LogoFixedPoint(FixedPointMethod):
 
     def _products_of(self, cols, tol=None):
         """Exact ∂_j at the current epoch for ``cols`` as z̄ᵀ[ℓ'_screening, ℓ'_own] without z̄
-        (:func:`~fsopt.logo.margins.zbar_products`: 2.3–2.9× faster than z̄, its product and
-        norms at three N × J), one product when the two derivatives are the same numbers; ‖z̄_j‖
+        (:func:`~fsopt.logo.margins.zbar_products`), one product when the two derivatives are the same numbers; ‖z̄_j‖
         is not known (inf: no bound is drawn from it; the feature is computed again when one is
         needed).
 
         Over many columns of an in-memory X, the products are first estimated from X in float32
-        with a bound on their error (:func:`~fsopt.logo.margins.zbar_products_estimate`, 1.3–1.5×
-        faster).  A feature whose slack is > 0 at every gradient within the bound (both
+        with a bound on their error (:func:`~fsopt.logo.margins.zbar_products_estimate`).  A feature whose slack is > 0 at every gradient within the bound (both
         derivatives) keeps the estimate: it is no violator and its certificate's violation is 0
         from either number.  With ``tol``, a feature whose slack is < −tol at every gradient within
         the bound is a violator either way: it keeps its last epoch and is returned as
@@ -420,7 +417,7 @@ class LogoFixedPoint(FixedPointMethod):
         certificate's, ``own``; and ‖z̄_j‖ from Z, when A is new to them)."""
         self._grad[cols], self._own_grad[cols] = g, own
         if Z is not None:
-            # ‖z̄_j‖ without an N×J temporary (np.linalg.norm's took 0.15 s at 460 × 20,000)
+            # ‖z̄_j‖ without an N×J temporary
             self._znorm[cols] = np.sqrt(np.einsum("nj,nj->j", Z, Z))
         self._epoch[cols] = len(self._epochs) - 1
 
@@ -498,7 +495,7 @@ class LogoFixedPoint(FixedPointMethod):
     def _of_scaled_X(self, A, columns):
         """A for the columns of X / x_scale, about to be read (``columns`` of them: counted in
         ``data_passes``): z̄ and its products are linear in A, so A / x_scale (N × N) is scaled,
-        not the N × J result (dividing Z took 0.77 s of a 10 s fit at J = 20,000)."""
+        not the N × J result."""
         self.data_passes += columns / self.X.shape[1]
         return A if self.x_scale == 1.0 else A / self.x_scale
 

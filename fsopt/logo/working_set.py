@@ -1,0 +1,193 @@
+"""LOGO's working set: which features the statistics see, the one owner of elimination, the checks
+over all features, re-entry, the rent of kept features and the budget against the plain iteration.
+
+The driver (:class:`fsopt.core.driver.FixedPointDriver`) runs the generic loop and asks this
+policy, through :class:`~fsopt.core.driver.ActiveSetPolicy`, which features stay active, whether an
+iteration closes an outer iteration, and when the run hands over to the plain iteration (a
+restart) or takes the working set up again (a resume).
+
+- Elimination: a feature whose weight stays below ``prune_below`` for ``prune_patience``
+  consecutive iterations leaves the statistics; an update may bring some back (``Step.reentered``).
+- The check over all features (``method.kkt_violations``): before converging, and whenever the
+  working set is in trouble (a cycle, a stall, slow convergence) or has run ``round_iter``
+  iterations; the features it finds violating re-enter.  A working-set round counts as one outer
+  iteration.
+- Ski rental: the features a check brought back stay until the next check; keeping a zero-weight
+  one costs one column per iteration, so they are released once that rent adds up to one pass
+  (``iterate.size`` columns): never more than twice the cheaper of the two choices.
+- Hand-over: after ``max_circling_checks`` checks that went round (most of their entrants an
+  earlier check had brought back already), or once the working set's counted work
+  (``FixedPointMethod.work``) exceeds its allowance (``fast_budget`` first iterations, growing by a
+  quarter of it at each check that shows the working set paying, up to ``_MOST`` times it), the
+  run restarts as the plain iteration; if that stops at ``max_iter`` (not a cycle), the working set
+  resumes from where it stopped while it has allowance left.  So a fit's work is at most the plain
+  iteration's plus ``_MOST`` × ``fast_budget`` first iterations.
+"""
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from ..core.driver import ActiveSetPolicy, reentries
+
+FAST_BUDGET = 4.0  # the working set's work before it hands over, in first iterations' work
+_CHEAP_SHARE = 1 / 20  # a working set growing while it holds at most this share of the features pays
+_MOST = 2.5  # the allowance grows to at most this many times fast_budget
+
+
+class WorkingSet(ActiveSetPolicy):
+    """Elimination with checks over all features, re-entry and a budget (see the module docstring).
+
+    Parameters
+    ----------
+    prune_below : float, default=1e-8
+        A weight below this for ``prune_patience`` consecutive iterations: the feature leaves.
+    prune_patience : int, default=2
+        Iterations below ``prune_below`` before a feature leaves.
+    round_iter : int, default=10
+        Working-set iterations after which a check over all features runs anyway.
+    max_circling_checks : int, default=4
+        Checks that went round (since the last one that brought nothing back) before the run
+        restarts as the plain iteration (restart reason "went round").
+    fast_budget : float, None or "auto", default="auto"
+        The working set's allowance, in first iterations' work (restart reason "budget"); None:
+        no budget; "auto": :data:`FAST_BUDGET`.
+    """
+
+    def __init__(self, prune_below=1e-8, prune_patience=2, round_iter=10, max_circling_checks=4,
+                 fast_budget="auto"):
+        self.prune_below = prune_below
+        self.prune_patience = prune_patience
+        self.round_iter = round_iter
+        self.max_circling_checks = max_circling_checks
+        self.fast_budget = fast_budget
+
+    def start(self, method, n_features, theta):
+        self._method, self._theta = method, theta
+        self._below = np.zeros(n_features, dtype=int)  # consecutive iterations under prune_below
+        self._kept = np.zeros(n_features, dtype=bool)  # entered at the last check: kept while ...
+        self._rent = 0  # ... the zero-weight ones cost (columns × iterations) less than one check
+        self._tried = np.zeros(n_features, dtype=bool)  # features a check has brought back in this run
+        self._eliminating, self._restarted = True, False
+        self._failed, self._in_round = 0, 0  # checks that went round since one admitted none; round's length
+        self._budget = FAST_BUDGET if self.fast_budget == "auto" else self.fast_budget
+        self._allowance, self._spent, self._unit = self._budget, 0.0, None
+        return np.ones(n_features, dtype=bool)
+
+    def observe(self, new, active, step, record, *, change, trouble, working_set):
+        if working_set:
+            self._in_round += 1
+        if not self._eliminating or new.ndim != 1:
+            return active
+        active = self._reenter(step.reentered, active, record)
+        # an update over all J solved the full problem with them: the map is the same
+        record.n_reentered_in_update = 0 if working_set else record.n_reentered
+        self._below = np.where(new < self.prune_below, self._below + 1, 0)
+        self._rent += int(np.count_nonzero(self._kept & (new < self.prune_below)))
+        if self._rent > new.size:  # keeping them has cost a pass over the data: release
+            self._kept[:] = False
+        leaving = active & ~self._kept & (self._below >= self.prune_patience)
+        record.n_dropped = int(leaving.sum())
+        active = active & ~leaving
+        # the check over all features: before converging, and whenever the working set is in
+        # trouble or has spent its round (it may be missing a feature); an update over all J
+        # misses none, so there only before converging
+        if reentries(record) == 0 and (change < self._theta or not active.any() or working_set and (
+                trouble or self._in_round >= self.round_iter)):
+            active = self._check(new, active, record)
+        new[~active] = 0.0
+        record.n_active = int(active.sum())
+        return active
+
+    def _check(self, new, active, record):
+        """The check over all features at ``new``: its violators re-enter (kept until the next
+        check); it counts whether it went round and whether it shows the working set paying."""
+        if active.all():
+            return active
+        t0 = time.perf_counter()
+        back = self._method.kkt_violations(new, active)
+        record.full_check = back is not None
+        record.check_time = time.perf_counter() - t0
+        before, active = active, self._reenter(back, active, record)
+        if back is not None:
+            self._kept[:], self._rent = False, 0
+            self._kept[back] = True
+            entering = active & ~before
+            circled = self._circling(entering) if reentries(record) else 0
+            self._failed = 0 if not reentries(record) else self._failed + circled
+            if self._budget is not None and self._pays(circled, int(entering.sum()), int(active.sum()), active.size):
+                self._allowance = min(_MOST * self._budget, self._allowance + self._budget / 4)
+        return active
+
+    def closes_outer(self, record, working_set):
+        if working_set and not record.full_check and self._in_round < self.round_iter:
+            return False
+        self._in_round = 0  # a working-set round counts as one
+        return True
+
+    def verdict(self, record, settled):
+        self._unit = record.work if record.iteration == 1 else self._unit  # an iteration over all features
+        if self._eliminating and record.working_set:
+            self._spent += record.work  # the working set's work, its checks' included
+        if not self._eliminating or self._restarted:
+            return ""
+        if self._failed >= self.max_circling_checks:
+            return "went round"
+        return "budget" if not settled and self._over_budget() else ""
+
+    def restart(self):
+        self._eliminating, self._restarted, self._failed, self._in_round = False, True, 0, 0
+
+    def admit(self, proposal, active, record, working_set):
+        if proposal.ndim != 1:
+            return active
+        if working_set:  # the working set's map: the rest stays at 0
+            proposal[~active] = 0.0
+        elif self._eliminating:  # the full map's point, as without elimination
+            active = self._reenter(np.flatnonzero(~active & (proposal > 0)), active, record)
+            record.n_reentered_in_update = record.n_reentered  # what it weights is back
+            record.n_active = int(active.sum())
+        return active
+
+    def may_resume(self):
+        return self._restarted and not self._eliminating and not self._over_budget()
+
+    def resume(self):
+        self._eliminating, self._in_round = True, 0
+
+    def exhausted(self):
+        return self._eliminating and self._restarted and self._over_budget()
+
+    def _over_budget(self):
+        """Whether the working set has spent more than its allowance, in first iterations' work;
+        never for a method that does not count its work."""
+        return self._method.work is not None and self._unit is not None and self._allowance is not None and \
+            self._spent > self._allowance * self._unit
+
+    @staticmethod
+    def _pays(circled, entered, n_active, n_features):
+        """Whether a check shows the working set paying: it grows the working set (not going round)
+        that still holds at most ``_CHEAP_SHARE`` of the features.  Grown geometrically (skglm,
+        celer), the rounds to its support cost a few rounds of that size, each a small fraction of
+        an iteration over all features (docs/logo-scale.md: why checks that go round earn
+        nothing)."""
+        return bool(entered) and not circled and n_active <= _CHEAP_SHARE * n_features
+
+    def _reenter(self, features, active, record):
+        """Make eliminated ``features`` active again (their patience restarts)."""
+        if features is None or len(features) == 0:
+            return active
+        active = active.copy()
+        record.n_reentered += int(np.count_nonzero(~active[features]))
+        active[features] = True
+        self._below[features] = 0
+        return active
+
+    def _circling(self, entering):
+        """Whether a check goes round: most of the features it brings back (``entering``) an
+        earlier check of this run had brought back already (they left again).  A check that brings
+        mostly features no check has tried is the working set growing, which J bounds."""
+        circling = 2 * np.count_nonzero(self._tried & entering) > np.count_nonzero(entering)
+        self._tried |= entering
+        return int(circling)
