@@ -104,17 +104,17 @@ def test_progress_lines_estimate_the_time_left():
     assert Progress(10, "study", enabled=False, stream=stream).bar is None
 
 
-def _study(out, *extra):
+def _study(out, solvers=("GRADIENT", "ECOS")):
     return [sys.executable, "-m", "fsopt.tools.cli", "bench", "--quick", "--problem", "spiral", "--solver",
-            "GRADIENT", "ECOS", "--repeat", "2", "--out", str(out), "--quiet", *extra]
+            *solvers, "--repeat", "2", "--out", str(out), "--quiet"]
 
 
-def _kill_after_first_pair(out, sig):
-    proc = subprocess.Popen(_study(out), env=ENV, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+def _kill_after_first_pair(out, sig, solvers=("GRADIENT", "ECOS")):
+    proc = subprocess.Popen(_study(out, solvers), env=ENV, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     deadline = time.monotonic() + 600
     while time.monotonic() < deadline and proc.poll() is None:
         log = out / "results.jsonl"
-        if log.exists() and log.read_text().count("\n") >= 2:
+        if log.exists() and log.read_text().count("\n") >= 1:  # a pair's rows come in one write
             break
         time.sleep(0.05)
     assert proc.poll() is None, "the study ended before it could be killed"
@@ -140,12 +140,13 @@ def test_a_killed_study_says_partial_until_it_completes(tmp_path):
 
 
 def test_a_terminated_study_writes_what_it_solved_marked_partial(tmp_path):
+    """Stopped after its first pair, GRADIENT's (no compile time: a column of nulls only)."""
     out = tmp_path / "study"
-    proc = _kill_after_first_pair(out, signal.SIGTERM)
+    proc = _kill_after_first_pair(out, signal.SIGTERM, solvers=("GRADIENT",))
     assert proc.returncode == 128 + signal.SIGTERM, proc.stderr.read()
     logged = len((out / "results.jsonl").read_text().splitlines())
     summary = (out / "summary.md").read_text()
-    assert summary.startswith(f"**partial: {logged} of 24 solves**") and "## Shifted geometric mean" in summary
+    assert summary.startswith(f"**partial: {logged} of 14 solves**") and "## Shifted geometric mean" in summary
     frame = pd.read_csv(out / "results.csv")
     assert len(frame[frame["status"] != "skipped"]) == logged  # every solve logged, none invented
     report = (out / "report.html").read_text()

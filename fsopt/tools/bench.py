@@ -721,6 +721,7 @@ def run(out="bench-results", quick=False, problem_names=None, solvers=None, time
         for line in account if progress else ():  # also at the top of summary.md
             print(line, file=sys.stderr)
         study = Study(folder, cells, skipped, logged, command, started, account)
+        study.harness["planning"] = time.perf_counter() - started
         stack.enter_context(_signals_as_interrupt())
         try:
             study.solve(todo, pool, timeout, progress)
@@ -757,7 +758,7 @@ class Study:
         self.command, self.account = command, account
         self.total = sum(len(c.solves()) for c in cells)
         self.harness = {"started": started, "workers": 0, "solves": 0, "calls": 0.0, "measured": 0.0,
-                        "warmups": 0.0}
+                        "warmups": 0.0, "planning": 0.0, "solving": 0.0}
         self.marked = None
 
     def done(self) -> int:
@@ -781,16 +782,16 @@ class Study:
         ends; progress on stderr."""
         from ..core.progress import LINE_EVERY, Progress
 
-        done = self.done()
-        self.mark_partial(done)
+        self.mark_partial(self.done())
         last = [time.perf_counter()]
 
         def tick():
             bar.tick()
             if time.perf_counter() - last[0] >= LINE_EVERY:
                 last[0] = time.perf_counter()
-                self.mark_partial(done)
+                self.mark_partial(self.done())
 
+        began = time.perf_counter()
         with Progress(sum(len(c.to_run()) for c in todo), "fsopt bench", enabled=progress) as bar:
             for event in self._events(todo, pool, timeout, tick):
                 bar.update(event.finished)
@@ -798,13 +799,13 @@ class Study:
                 self.harness["warmups"] += event.warmup_seconds
                 if event.rows is not None:
                     self.folder.append(event.rows, default=_json_default)
-                    done += len(event.rows)
                     self._log(event.rows)
+                self.harness["solving"] = time.perf_counter() - began
 
     def _log(self, rows):
         ran = [row for row in rows if row["status"] != st.SKIPPED]
         self.harness["solves"] += len(ran)
-        self.harness["measured"] += sum(row["time"] for row in ran if np.isfinite(row["time"]))
+        self.harness["measured"] += float(np.nansum(np.asarray([row["time"] for row in ran], dtype=float)))
         for row in rows:
             self.logged.setdefault((_cell_key(row), _solve_key(row)), {})[row["key"]] = row
 
@@ -835,6 +836,8 @@ class Study:
 
         rows = [row for c in self.cells for solve in c.solves() if (row := self._row(c, solve)) is not None]
         frame = pd.DataFrame(rows + self.skipped, columns=COLUMNS)
+        numbers = [*_NUMBER, "tol", "max_iter"]  # float even where a partial study has only nulls
+        frame[numbers] = frame[numbers].astype(float)
         frame = add_reference_error(frame, bench_problems)
         frame = frame.sort_values(["problem", "kind", "size", "solver", "repetition", "budget", "tol",
                                    "max_iter"]).reset_index(drop=True)

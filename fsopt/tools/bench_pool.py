@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import multiprocessing
 import os
+import signal
 import sys
 import time
 from collections import deque
@@ -206,7 +207,9 @@ def _startup_failure(exitcode) -> str:
 
 
 def serve(conn, env):
-    """A worker's life: import once, then run each cell received until None (or the pipe closes)."""
+    """A worker's life: import once, then run each cell received until None (or the pipe closes).
+    Ctrl-C reaches the whole process group: the parent stops the workers (no traceback from each)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     for key in [k for k in os.environ if k.startswith("FSOPT_") and k not in env]:
         del os.environ[key]
     os.environ.update(env)

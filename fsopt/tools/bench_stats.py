@@ -275,7 +275,10 @@ def harness_lines(harness) -> list:
     if not harness or not harness.get("wall"):
         return []
     wall, n = harness["wall"], harness["solves"]
-    lines = [f"- {n} solves run in {wall:.1f} s wall ({n / wall:.1f} solves/s)"]
+    plan, solve = harness.get("planning", 0.0), harness.get("solving", 0.0)
+    lines = [f"- {n} solves run in {wall:.1f} s wall ({n / wall:.1f} solves/s): planning {plan:.1f} s (imports, "
+             f"the grid, the instances' digests), solving {solve:.1f} s, writing the tables and plots "
+             f"{wall - plan - solve:.1f} s"]
     if harness.get("workers"):
         capacity = wall * harness["workers"]
         calls, warmups = harness["calls"], harness["warmups"]
