@@ -230,7 +230,7 @@ def _add_bench_parser(sub, fmt):
                                    "report.html in --out.",
                        epilog=_examples("fsopt bench --quick --out bench-quick"))
     b.add_argument("--quick", action="store_true",
-                   help="small sizes, one repetition: 137 s measured on 2 cores shared at load 25 (docs/bench.md)")
+                   help="small sizes, one repetition: 39 s measured on 2 cores shared at load 6 (docs/bench.md)")
     b.add_argument("--out", default="bench-results", help="output directory (resumable)")
     b.add_argument("--problem", nargs="+", default=None, help="only these problems (default: all)")
     b.add_argument("--solver", nargs="+", default=None,
