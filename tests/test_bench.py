@@ -119,13 +119,11 @@ def test_study_runs_on_a_local_dask_cluster_and_closes_it_on_failure(tmp_path, m
     from fsopt.core import progress
 
     before = dask.config.get("distributed.worker.daemon")
-    real = progress.tqdm
 
-    def fail_after_the_last_cell(iterable, **kwargs):
-        yield from real(iterable, **kwargs)
+    def fail_after_the_last_cell(self, *args):
         raise RuntimeError("planted failure while the cluster is up")
 
-    monkeypatch.setattr(progress, "tqdm", fail_after_the_last_cell)  # the bar the study imports
+    monkeypatch.setattr(progress.Progress, "close", fail_after_the_last_cell)  # after the last cell
     with pytest.raises(RuntimeError, match="planted"):
         bench.run(out=tmp_path, quick=True, problem_names=["spiral"], solvers=["GRADIENT"],
                   dask="local", progress=False)

@@ -100,9 +100,9 @@ def test_the_warm_up_is_measured_and_kept_out_of_the_timings(study):
     out, frame, _, printed = study
     ran = frame[frame["status"] != "skipped"]
     assert (ran["warmup_time"] > 0).all()
-    # one warm-up per (solver, instance) process: the same value on every row of the pair
+    # one warm-up per (solver, instance) pair: the same value on every row of the pair
     assert (ran.groupby(["solver", "size"])["warmup_time"].nunique() == 1).all()
-    assert "a fresh worker's first solve" in printed and "id=\"timings\"" in (out / "report.html").read_text()
+    assert "each pair's first solve" in printed and "id=\"timings\"" in (out / "report.html").read_text()
 
 
 def test_wilson_interval_matches_the_formula():

@@ -101,7 +101,8 @@ def test_a_changed_parameter_re_solves_its_rows_and_says_why(study):
     out, path, declare = study
     check_a_changed_lam_is_re_solved(out, path, declare)
     summary = (out / "summary.md").read_text()
-    assert summary.startswith("## This run") and "1 reused from the log" in summary
+    top = summary.split("## Shifted geometric mean")[0]  # the command line, then this run's account
+    assert top.startswith("Command: `fsopt bench --out ") and "## This run" in top and "1 reused from the log" in top
 
 
 @pytest.mark.parametrize("planted", ["declaration without params", "no params anywhere"])

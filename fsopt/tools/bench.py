@@ -22,8 +22,10 @@ called only for the cells of that kind.
 Every installed backend and profile that can solve a kind is run on it, ``repeat`` times (the
 ``repetition`` column), then along the convergence schedule (``budget`` = ``tol`` or
 ``max_iter``; the study's point is ``budget`` = ``default``), every solve built and compiled afresh,
-all of one (solver, instance) pair in one fresh process (a per-solve timeout, that process's peak
-memory) after one untimed warm-up solve (its wall time in ``warmup_time``).  The solver's word is
+all of one (solver, instance) pair in one worker process, on a fresh copy of the instance, after
+one untimed warm-up solve (its wall time in ``warmup_time``), each solve under the time limit, the
+pair's peak memory counted from its start; the workers are started once and reused
+(:mod:`fsopt.tools.bench_pool`).  The solver's word is
 kept apart (``claim``, ``claim_confirmed``: :mod:`fsopt.tools.bench_claims`).  Every (solver, instance) pair left
 out gets a row with status ``skipped`` and the ``reason``.  Statuses come from
 :mod:`fsopt.core.status`; a solve is *solved* only when its NumPy certificate holds.  Each row carries
@@ -37,13 +39,13 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import copy
 import importlib.util
 import json
 import math
 import multiprocessing
 import os
 import pickle
-import resource
 import sys
 import time
 from dataclasses import dataclass, field, replace
@@ -56,6 +58,7 @@ from ..core import plugins
 from ..core import status as st
 from ..core.limits import MAX_JOBS
 from . import bench_keys as keys
+from .bench_pool import NOT_RUN, ROW, WARM_UP, WorkerPool, peak_memory, reset_peak_memory, run_cell
 from .study_folder import StudyFolder, notice
 
 COLUMNS = ["problem", "kind", "size", "solver", "repetition", "budget", "tol", "max_iter", "status",
@@ -334,77 +337,6 @@ def _materialize(entry):
     return entry if isinstance(entry, Subproblem) else entry()
 
 
-STARTED = "started"  # a worker's first message: it runs fsopt's code (bootstrapping is over)
-STARTUP_LIMIT = 120.0  # seconds a worker may take to start (not counted in any solve's time)
-
-
-def run_cell(cell: Cell, timeout: float) -> list[dict]:
-    """Solve one cell (its pending solves) in a fresh child process; a solve that exceeds
-    ``timeout`` seconds kills it and is recorded as such, the solves after it as skipped.
-
-    Children come from a fork server (fork-safe even after numba or BLAS started threads), so
-    each cell's peak memory is its own process's.
-    """
-    if multiprocessing.current_process().daemon:  # e.g. a daemonic dask worker: no children
-        return _solve_cell(cell)
-    ctx = multiprocessing.get_context("forkserver")
-    ctx.set_forkserver_preload(["fsopt", "fsopt.tools.bench"])
-    receive, send = ctx.Pipe(duplex=False)
-    env = {k: v for k, v in os.environ.items() if k.startswith("FSOPT_")}  # the fork server's are stale
-    proc = ctx.Process(target=_child, args=(cell, send, env))
-    proc.start()
-    send.close()
-    solves = cell.to_run()
-    try:
-        started = receive.poll(max(timeout, STARTUP_LIMIT)) and receive.recv() == STARTED
-    except EOFError:
-        started = False
-    if not started:
-        proc.kill()
-        proc.join()
-        return [_row(cell, st.ERROR, solve, reason=_startup_failure(proc.exitcode)) for solve in solves]
-    rows = []
-    t0 = time.perf_counter()
-    for solve in [WARM_UP, *solves]:  # the untimed warm-up solve first, under the same limit
-        timed = solve is not WARM_UP
-        if not receive.poll(timeout):
-            proc.kill()
-            rows.append(_row(cell, st.TIMEOUT, solve if timed else solves[0],
-                             reason=f"no result within {timeout:g} s" + ("" if timed else
-                                    " (the untimed warm-up solve before the timed ones)"),
-                             solve_time=time.perf_counter() - t0, time=timeout))
-            break
-        try:
-            message = receive.recv()
-        except EOFError:  # the child died (a solver crash)
-            proc.join()
-            rows.append(_row(cell, st.ERROR, solve if timed else solves[0],
-                             reason=f"the solver process died (exit code {proc.exitcode})"
-                                    + ("" if timed else " in the untimed warm-up solve")))
-            break
-        if timed:
-            rows.append(message)
-        t0 = time.perf_counter()
-    proc.join()
-    last = rows[-1]
-    rows += [_row(cell, st.SKIPPED, solve, reason=f"{NOT_RUN}: the solve before it ({last['budget']}, "
-                  f"repetition {last['repetition']}) ended in {last['status']}")
-             for solve in solves[len(rows):]]
-    return rows
-
-
-WARM_UP = "warm-up"  # the worker's message after its untimed first solve (its wall time in s)
-NOT_RUN = "not run"  # reason of the solves a cell's failure left out (run again with --retry)
-
-
-def _startup_failure(exitcode) -> str:
-    main = getattr(sys.modules.get("__main__"), "__file__", None) or "the main module"
-    return (f"the worker process died while starting, before any solve (exit code {exitcode}): it "
-            f"imports {main} again, so a script that runs fsopt bench must do so under "
-            f"`if __name__ == \"__main__\":`, and every backend and hook it registered must be "
-            f"importable there (the worker's traceback is on stderr)")
-
-
 def check_main_guard():
     """ValueError before any work when the main script runs code at import with no
     ``if __name__ == "__main__":`` guard: each worker process imports it again and would run the
@@ -432,46 +364,83 @@ def _is_main_test(test) -> bool:
             and any(isinstance(x, ast.Constant) and x.value == "__main__" for x in sides))
 
 
-def _child(cell, conn, env):
-    for key in [k for k in os.environ if k.startswith("FSOPT_") and k not in env]:
-        del os.environ[key]
-    os.environ.update(env)
-    conn.send(STARTED)
-    _solve_cell(cell, conn.send)
-    conn.close()
+def prepare_worker():
+    """Import once in a worker what its pairs need (cvxpy, the backends and their plugins), so
+    that no pair's warm-up pays for it."""
+    import cvxpy  # noqa: F401
+    from ..core.solvers import backends
+
+    backends()
 
 
-def _solve_cell(cell: Cell, emit=None) -> list[dict]:
-    """The rows of one cell, each passed to ``emit`` as soon as it is measured."""
-    from .problems import get_problem
-
+def _solve_cell(cell: Cell, emit=None, cache=None) -> list[dict]:
+    """The rows of one cell: a fresh copy of its instance, one untimed warm-up solve, then its
+    solves, each row's ``peak_memory`` the process's peak RSS (MiB) since the cell began; each
+    measurement passed to ``emit`` as soon as it is made: ``(WARM_UP, seconds)``, then
+    ``(ROW, row, wall seconds of the solve call)``."""
+    reset_peak_memory()
+    sp, failure = _cell_instance(cell, InstanceCache() if cache is None else cache)
+    warmup = _warm_up(sp, cell.solver) if sp is not None else np.nan
+    if emit is not None:
+        emit((WARM_UP, warmup))
     rows = []
+    for solve in cell.to_run():
+        started = time.perf_counter()
+        row = _solve(sp, cell, solve) if sp is not None else _row(cell, st.ERROR, solve, reason=failure)
+        call = time.perf_counter() - started
+        row["warmup_time"] = warmup
+        row["peak_memory"] = peak_memory()
+        rows.append(row)
+        if emit is not None:
+            emit((ROW, row, call))
+    return rows
+
+
+def _cell_instance(cell, cache):
+    """(a fresh subproblem of the cell, None), or (None, why it could not be had)."""
     try:
         context = pickle.loads(cell.context) if cell.context else WorkerContext()
         context.install()
     except Exception as exc:  # noqa: BLE001 - a backend the worker cannot import is a result
-        sp, failure = None, (f"the worker cannot receive the solver's backend or the registered hooks "
-                             f"({type(exc).__name__}: {exc}); define them at the top level of an "
-                             f"importable module, or install them as a plugin")[:400]
-    else:
-        try:
+        return None, (f"the worker cannot receive the solver's backend or the registered hooks "
+                      f"({type(exc).__name__}: {exc}); define them at the top level of an "
+                      f"importable module, or install them as a plugin")[:400]
+    try:
+        return cache.subproblem(cell, context.allow_hook_files), None
+    except Exception as exc:  # noqa: BLE001 - a broken instance is a result, not a stop
+        return None, f"building the instance failed: {type(exc).__name__}: {exc}"[:300]
+
+
+class InstanceCache:
+    """A worker's last ``size`` instances by (problem, size), each built and checked against its
+    planned digests once; every pair gets a fresh copy of its subproblem (a deep copy, or the
+    kind's builder called again), so no state passes from one pair's solves to another's."""
+
+    def __init__(self, size=2):
+        self.size, self.built = size, {}
+
+    def subproblem(self, cell, allow_hook_files):
+        from ..core.subproblem import Subproblem
+        from .problems import get_problem
+
+        key = (cell.problem, int(cell.size), allow_hook_files)
+        if key not in self.built:
             problem = get_problem(cell.problem)
-            entries, data, instances = _instance(problem, cell.size, context.allow_hook_files, digests=True)
-            _check_planned(cell, data, instances[cell.kind])
-            sp = _materialize(entries[cell.kind])
-        except Exception as exc:  # noqa: BLE001 - a broken instance is a result, not a stop
-            sp, failure = None, f"building the instance failed: {type(exc).__name__}: {exc}"[:300]
-    warmup = _warm_up(sp, cell.solver) if sp is not None else np.nan
-    if emit is not None:
-        emit((WARM_UP, warmup))
-    for solve in cell.to_run():
-        row = _solve(sp, cell, solve) if sp is not None else _row(cell, st.ERROR, solve, reason=failure)
-        row["warmup_time"] = warmup
-        row["peak_memory"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0  # MiB
-        rows.append(row)
-        if emit is not None:
-            emit(row)
-    return rows
+            entries, data, instances = _instance(problem, cell.size, allow_hook_files, digests=True)
+            self.built[key] = (problem, entries, data, instances)
+            while len(self.built) > self.size:
+                self.built.pop(next(iter(self.built)))
+        self.built[key] = self.built.pop(key)  # the most recent last
+        problem, entries, data, instances = self.built[key]
+        _check_planned(cell, data, instances[cell.kind])
+        entry = entries[cell.kind]
+        if not isinstance(entry, Subproblem):  # a builder: a new subproblem at each call
+            return entry()
+        entry.invalidate()
+        try:
+            return copy.deepcopy(entry)
+        except Exception:  # noqa: BLE001 - an instance that cannot be copied is built again
+            return _materialize(_instance(problem, cell.size, allow_hook_files)[cell.kind])
 
 
 def _check_planned(cell, data, instance):
@@ -488,9 +457,10 @@ def _check_planned(cell, data, instance):
 
 
 def _warm_up(sp, solver) -> float:
-    """Wall time (s) of one untimed solve at the solver's defaults: the first solve of a fresh
-    worker also pays for imports, numba's kernel loading and cvxpy's first canonicalization,
-    which the timed solves after it do not (benchopt warms up each solver the same way)."""
+    """Wall time (s) of one untimed solve at the solver's defaults: a pair's first solve also pays
+    for the solver package's first use, numba's kernel loading and cvxpy's first canonicalization
+    of the instance, which the timed solves after it do not (benchopt warms up each solver the
+    same way)."""
     sp.invalidate()
     t0 = time.perf_counter()
     with contextlib.suppress(Exception):  # the timed solves record any failure
@@ -712,20 +682,22 @@ def _pending(cell, logged, retry) -> Cell | None:
 
 
 def run(out="bench-results", quick=False, problem_names=None, solvers=None, timeout=300.0,
-        n_jobs=1, dask=None, progress=True, repeat=None, shift=10.0, retry=(), allow_hook_files=False):
+        n_jobs=1, dask=None, progress=True, repeat=None, shift=10.0, retry=(), allow_hook_files=False,
+        command=None):
     """Run (or resume) a study; returns the tidy pandas DataFrame and writes results.csv,
     results.parquet, summary.md, the plots and report.html (:func:`fsopt.tools.bench_report.write`).
 
     ``repeat``: repetitions of each default solve (None: ``DEFAULT_REPEAT``, 5, or 1 under ``quick``).
     ``retry``: statuses (e.g. ``"timeout,error"``) whose logged solves run again.
     ``allow_hook_files``: let ``[bench] subproblems = "module:function"`` run ``module.py`` beside
-    a problem file (code you trust; off by default)."""
-    import joblib
-    import pandas as pd
-    from ..core.progress import tqdm
+    a problem file (code you trust; off by default).  ``progress``: a bar on a terminal, else a
+    line every few seconds (:class:`fsopt.core.progress.Progress`).  ``command``: the command
+    line shown at the top of summary.md (default: this call).
 
-    from .bench_report import write
-
+    Until every solve is logged, summary.md and report.html say "partial: k of n solves" (written
+    before the first solve, so a killed run leaves them so); an interrupted run (SIGINT, SIGTERM)
+    writes every output of the solves done, marked partial."""
+    started = time.perf_counter()
     repeat = DEFAULT_REPEAT[bool(quick)] if repeat is None else repeat
     _check_arguments(timeout, repeat, n_jobs, shift)
     retry = check_retry(retry)
@@ -734,35 +706,168 @@ def run(out="bench-results", quick=False, problem_names=None, solvers=None, time
     bench_problems = _bench_problems(problem_names)
     if dask in (None, "local"):  # worker processes of this machine import the main script again
         check_main_guard()
+    command = command or _call(out, quick, problem_names, solvers, timeout, repeat, retry)
     identity = {"study": "fsopt bench", "problems": sorted(problem_names) if problem_names else "all",
                 "quick": bool(quick)}
     asked = sorted(set(solvers)) if solvers else "all"
     with contextlib.ExitStack() as stack:
         if dask:  # connected (or a clear error) before the folder is touched
             _dask_client(dask, stack)
-            stack.enter_context(joblib.parallel_config(backend="dask"))
         folder = stack.enter_context(_folder(out, identity, grows={"solvers": asked}))
+        pool = None if dask else stack.enter_context(WorkerPool(_workers(n_jobs), timeout)).start()
         logged = _index(folder.rows())
         cells, skipped = plan(problem_names, _registered(folder.grown["solvers"]), quick, repeat, allow_hook_files)
         todo, account = _resume(cells, logged, retry, bench_problems)
         for line in account if progress else ():  # also at the top of summary.md
             print(line, file=sys.stderr)
-        parallel = joblib.Parallel(n_jobs=-1 if dask else n_jobs, return_as="generator_unordered")
-        results = parallel(joblib.delayed(run_cell)(c, timeout) for c in todo)
-        for rows in tqdm(results, total=len(todo), desc="bench", disable=not progress):
-            folder.append(rows, default=_json_default)
-            for row in rows:
-                logged.setdefault((_cell_key(row), _solve_key(row)), {})[row["key"]] = row
-        rows = [logged[(c.key, _solve_id(solve))][keys.digest(c.provenance_of(solve).encode())]
-                for c in cells for solve in c.solves()]
-        rows += skipped
-        frame = pd.DataFrame(rows, columns=COLUMNS)
+        study = Study(folder, cells, skipped, logged, command, started, account)
+        study.harness["planning"] = time.perf_counter() - started
+        stack.enter_context(_signals_as_interrupt())
+        try:
+            study.solve(todo, pool, timeout, progress)
+        except (KeyboardInterrupt, SystemExit):  # what was solved is written, marked partial
+            study.write(bench_problems, timeout, shift)
+            raise
+        return study.write(bench_problems, timeout, shift)
+
+
+def _workers(n_jobs) -> int:
+    """The worker processes of ``n_jobs`` (-1: one per core, -2: all but one, ...)."""
+    import joblib
+
+    return max(1, joblib.effective_n_jobs(n_jobs))
+
+
+def _call(out, quick, problem_names, solvers, timeout, repeat, retry) -> str:
+    """A ``fsopt bench`` command line that runs this study (for summary.md)."""
+    import shlex
+
+    words = ["fsopt", "bench", "--out", str(out)] + (["--quick"] if quick else [])
+    words += ["--problem", *problem_names] if problem_names else []
+    words += ["--solver", *solvers] if solvers else []
+    words += ["--timeout", f"{timeout:g}", "--repeat", str(repeat)]
+    return shlex.join(words + (["--retry", ",".join(sorted(retry))] if retry else []))
+
+
+class Study:
+    """One run of a study in its folder: the cells planned, the rows logged (by cell key and solve,
+    then row key), what this run measured (:attr:`harness`) and its partial marker."""
+
+    def __init__(self, folder, cells, skipped, logged, command, started, account):
+        self.folder, self.cells, self.skipped, self.logged = folder, cells, skipped, logged
+        self.command, self.account = command, account
+        self.total = sum(len(c.solves()) for c in cells)
+        self.harness = {"started": started, "workers": 0, "solves": 0, "calls": 0.0, "measured": 0.0,
+                        "warmups": 0.0, "planning": 0.0, "solving": 0.0}
+        self.marked = None
+
+    def done(self) -> int:
+        """Solves of the study logged under their current key (a skipped one too: its row is)."""
+        return sum(1 for c in self.cells for solve in c.solves() if self._row(c, solve) is not None)
+
+    def _row(self, cell, solve):
+        return self.logged.get((cell.key, _solve_id(solve)), {}).get(keys.digest(cell.provenance_of(solve).encode()))
+
+    def mark_partial(self, done):
+        """summary.md and report.html say "partial: done of total" (rewritten when done changed)."""
+        from .bench_report import write_partial
+
+        if done != self.marked:
+            write_partial(self.folder, done, self.total, self.command)
+            self.marked = done
+
+    def solve(self, todo, pool, timeout, progress):
+        """Run the ``todo`` cells on ``pool`` (a started :class:`fsopt.tools.bench_pool.WorkerPool`;
+        None: on the dask cluster of the joblib configuration), logging each cell's rows when it
+        ends; progress on stderr."""
+        from ..core.progress import LINE_EVERY, Progress
+
+        self.mark_partial(self.done())
+        last = [time.perf_counter()]
+
+        def tick():
+            bar.tick()
+            if time.perf_counter() - last[0] >= LINE_EVERY:
+                last[0] = time.perf_counter()
+                self.mark_partial(self.done())
+
+        began = time.perf_counter()
+        with Progress(sum(len(c.to_run()) for c in todo), "fsopt bench", enabled=progress) as bar:
+            for event in self._events(todo, pool, timeout, tick):
+                bar.update(event.finished)
+                self.harness["calls"] += event.call_seconds
+                self.harness["warmups"] += event.warmup_seconds
+                if event.rows is not None:
+                    self.folder.append(event.rows, default=_json_default)
+                    self._log(event.rows)
+                self.harness["solving"] = time.perf_counter() - began
+
+    def _log(self, rows):
+        ran = [row for row in rows if row["status"] != st.SKIPPED]
+        self.harness["solves"] += len(ran)
+        self.harness["measured"] += float(np.nansum(np.asarray([row["time"] for row in ran], dtype=float)))
+        for row in rows:
+            self.logged.setdefault((_cell_key(row), _solve_key(row)), {})[row["key"]] = row
+
+    def _events(self, todo, pool, timeout, tick):
+        """The pool's events (:class:`fsopt.tools.bench_pool.Event`), or one per cell on dask."""
+        import joblib
+
+        from .bench_pool import Event
+
+        if pool is not None:
+            self.harness["workers"] = pool.size
+            yield from pool.run(sorted(todo, key=lambda c: (c.problem, c.size)), tick)  # an instance's pairs together
+            pool.close()
+            return
+        with joblib.parallel_config(backend="dask"):
+            parallel = joblib.Parallel(n_jobs=-1, return_as="generator_unordered")
+            for rows in parallel(joblib.delayed(run_cell)(c, timeout) for c in todo):
+                yield Event(None, finished=len(rows), rows=rows, warmup_seconds=float(np.nan_to_num(
+                    rows[0]["warmup_time"])), call_seconds=sum(np.nan_to_num(r["time"]) for r in rows))
+                tick()
+
+    def write(self, bench_problems, timeout, shift):
+        """The frame of the rows logged (every solve of the study, or those done so far, marked
+        partial) with the reference errors; every output written.  Returns the frame."""
+        import pandas as pd
+
+        from .bench_report import write
+
+        rows = [row for c in self.cells for solve in c.solves() if (row := self._row(c, solve)) is not None]
+        frame = pd.DataFrame(rows + self.skipped, columns=COLUMNS)
+        numbers = [*_NUMBER, "tol", "max_iter"]  # float even where a partial study has only nulls
+        frame[numbers] = frame[numbers].astype(float)
         frame = add_reference_error(frame, bench_problems)
         frame = frame.sort_values(["problem", "kind", "size", "solver", "repetition", "budget", "tol",
                                    "max_iter"]).reset_index(drop=True)
-        frame.attrs["run"] = account
-        write(frame, folder, time_limit=timeout, shift=shift)
-    return frame
+        done = len(rows)
+        frame.attrs.update(run=self.account, command=self.command, harness=dict(self.harness),
+                           partial=(done, self.total) if done < self.total else None)
+        write(frame, self.folder, time_limit=timeout, shift=shift)
+        return frame
+
+
+@contextlib.contextmanager
+def _signals_as_interrupt():
+    """SIGTERM raises SystemExit(143) in the main thread while the study runs (as SIGINT raises
+    KeyboardInterrupt), so that the workers are stopped and what was solved is written."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread() or \
+            signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL:
+        yield
+        return
+
+    def terminate(signum, frame):
+        raise SystemExit(128 + signum)
+
+    signal.signal(signal.SIGTERM, terminate)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
 def _registered(solvers):

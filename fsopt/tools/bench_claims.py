@@ -16,6 +16,8 @@ The confirmed rate is k / n over the checked claims of a group, with a Wilson sc
 """
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import pandas as pd
 
@@ -68,7 +70,9 @@ def claim_table(frame, confidence=CONFIDENCE) -> pd.DataFrame:
     claims = frame[(frame["claim"].fillna("") != "") & (frame["repetition"] == 0)].copy()
     if claims.empty:
         return pd.DataFrame(columns=COLUMNS)
-    claims["requested_tol"] = [requested_tol(r.solver, r.budget, r.tol) for r in claims.itertuples()]
+    asked = functools.lru_cache(maxsize=None)(requested_tol)  # a solver resolved once, not once a row
+    claims["requested_tol"] = [asked(r.solver, r.budget, r.tol if r.budget == "tol" else None)
+                               for r in claims.itertuples()]
     claims["budget"] = claims.apply(_budget, axis=1)
     out = []
     for (solver, kind, budget), group in claims.groupby(GROUP, sort=True):

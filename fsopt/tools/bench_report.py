@@ -15,13 +15,14 @@ import importlib.metadata
 import io
 import os
 import platform
+import time
 from pathlib import Path
 
 import numpy as np
 
 from .bench_claims import CONFIDENCE, claim_table
-from .bench_stats import (TAUS, accuracy_table, instance_times, performance_profile, sgm_table, status_table,
-                          summary, timing_table)
+from .bench_stats import (accuracy_table, harness_lines, instance_times, partial_line, performance_profile,
+                          profile_taus, ratios, sgm_table, status_table, summary, timing_table)
 from ..core.status import SKIPPED
 
 PLOTS = {"performance_profile.png": "Performance profiles (Dolan & Moré 2002)",
@@ -43,12 +44,35 @@ def write(frame, folder, time_limit, shift=10.0):
     parquet = io.BytesIO()
     claim_table(frame).to_parquet(parquet, index=False)
     folder.write("claims.parquet", parquet.getvalue())
-    folder.write("summary.md", summary(frame, time_limit, shift).encode())
     figures = {"performance_profile.png": _png(plot_profiles(frame)), "error_vs_time.png": _png(plot_curves(frame)),
                "time_vs_size.png": _png(plot_sizes(frame)), "claim_accuracy.png": _png(plot_claims(claim_table(frame)))}
     for name, png in figures.items():
         folder.write(name, png)
+    harness = frame.attrs.get("harness")
+    if harness and "started" in harness:  # the run's wall time, up to its summary
+        harness["wall"] = time.perf_counter() - harness["started"]
+    folder.write("summary.md", summary(frame, time_limit, shift).encode())
     folder.write("report.html", report_html(frame, figures, time_limit, shift).encode())
+
+
+def write_partial(folder, done, total, command):
+    """summary.md and report.html of a study whose solves are not all logged: "partial: done of
+    total solves", the command that completes it (written before the first solve of a run, and
+    replaced by :func:`write` when the study completes or is interrupted)."""
+    started = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
+    note = (f"The study is running, or its run stopped before every solve was logged (marked at "
+            f"{started}). Rerun the command to complete it: the solves logged in results.jsonl are "
+            f"reused. The tables and plots are written when it completes.")
+    folder.write("summary.md", f"**{partial_line(done, total)}**\n\n{note}\n\nCommand: `{command}`\n".encode())
+    folder.write("report.html", (f"<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>fsopt bench "
+                                 f"report (partial)</title><style>{_STYLE}</style></head><body>"
+                                 f"{_partial_html((done, total))}<h1>fsopt bench: solver comparison study</h1>"
+                                 f"<p>{html.escape(note)}</p><p>Command: <code>{html.escape(command)}</code></p>"
+                                 f"</body></html>").encode())
+
+
+def _partial_html(partial) -> str:
+    return f"<p id='partial'><strong>{html.escape(partial_line(*partial))}</strong></p>" if partial else ""
 
 
 def _figure(n):
@@ -102,18 +126,23 @@ def _colours(frame):
 
 
 def plot_profiles(frame):
-    """ρ_s(τ), τ ∈ [1, 10³] on a log axis, one panel per subproblem kind; returns the Figure."""
+    """ρ_s(τ) on a log axis from 1 to the decade above the kind's largest solved ratio (at least
+    10³: :func:`fsopt.tools.bench_stats.profile_taus`), one panel per subproblem kind; returns
+    the Figure."""
     times = instance_times(frame)
     kinds = sorted(times.index.get_level_values("kind").unique()) if len(times) else []
     fig, axes = _figure(len(kinds))
     colour = _colours(frame)
     for ax, kind in zip(axes, kinds):
         block = times.xs(kind, level="kind").dropna(axis=1, how="all")
-        rho = performance_profile(block, TAUS)
+        taus = profile_taus(block)
+        rho = performance_profile(block, taus)
         for solver in rho.columns:
             ax.step(rho.index, rho[solver], where="post", color=colour[solver], label=solver)
-        ax.set(xscale="log", xlim=(1, 1e3), ylim=(-0.02, 1.02), xlabel="τ (time / fastest time)",
-               ylabel="ρ_s(τ): fraction solved within τ", title=f"{kind} ({len(block)} instances)")
+        finite = ratios(block)[np.isfinite(ratios(block))]
+        ax.set(xscale="log", xlim=(1, taus[-1]), ylim=(-0.02, 1.02), ylabel="ρ_s(τ): fraction solved within τ",
+               xlabel=f"τ (time / fastest time); largest solved ratio {finite.max():.4g}" if finite.size else "τ",
+               title=f"{kind} ({len(block)} instances)")
         _legend_beside(ax)
     fig.tight_layout()
     return fig
@@ -288,12 +317,14 @@ def report_html(frame, figures, time_limit, shift=10.0) -> str:
     table, claims, timings = sgm_table(frame, time_limit, shift), claim_table(frame), timing_table(frame)
     parts = [f"<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>fsopt bench report"
              f"</title><style>{_STYLE}</style></head><body>",
-             "<h1>fsopt bench: solver comparison study</h1>",
+             _partial_html(frame.attrs.get("partial")), "<h1>fsopt bench: solver comparison study</h1>",
+             f"<p id='command'>Command: <code>{esc(frame.attrs['command'])}</code></p>" if frame.attrs.get("command") else "",
              f"<p>{len(frame)} rows: {int((frame['status'] != SKIPPED).sum())} solves, "
              f"{int(frame['solved'].sum())} certified, {_skipped_pairs(frame)}. Time = compile + solve; solved = status optimal or optimal_inaccurate "
              f"with the NumPy certificate within its tolerance.</p>",
              _nothing_solved(frame),
-             "".join(f"<p class='run'>{esc(line.strip())}</p>" for line in frame.attrs.get("run", [])),
+             "".join(f"<p class='run'>{esc(line.strip().lstrip('- '))}</p>"
+                     for line in list(frame.attrs.get("run") or []) + harness_lines(frame.attrs.get("harness"))),
              f"<h2>Shifted geometric mean of time (shift {shift:g} s, unsolved at the "
              f"{time_limit:g} s limit)</h2>",
              table.to_html(index=False, float_format=lambda v: f"{v:.4g}", border=0),
@@ -310,9 +341,10 @@ def report_html(frame, figures, time_limit, shift=10.0) -> str:
              f"rate = confirmed / checked claims, with its {CONFIDENCE:.0%} Wilson interval; the "
              f"residuals are the certificates of the rejected claims (∞: no ray exists).</p>",
              claims.to_html(index=False, float_format=lambda v: f"{v:.3g}", border=0, table_id="claims"),
-             "<h2>Timings: a fresh worker's first solve against the timed ones</h2><p>Each (solver, "
-             "instance) pair runs in a fresh process whose first solve is an untimed warm-up (imports, "
-             "numba kernels, cvxpy's first canonicalization): its wall time is reported here and kept "
+             "<h2>Timings: each pair's first solve against the timed ones</h2><p>Each (solver, "
+             "instance) pair's first solve, in a worker process that imported fsopt and cvxpy once, is an "
+             "untimed warm-up (the solver package's first use, numba kernels, cvxpy's first "
+             "canonicalization of the instance): its wall time is reported here and kept "
              "out of every time above. spread = (max − min) / median of an instance's repetitions "
              "(median over instances).</p>",
              timings.to_html(index=False, float_format=lambda v: f"{v:.3g}", border=0, table_id="timings")]

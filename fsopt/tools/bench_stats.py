@@ -26,6 +26,26 @@ from .bench_claims import markdown as claims_markdown
 
 INSTANCE = ["problem", "kind", "size"]
 TAUS = np.logspace(0, 3, 301)  # τ ∈ [1, 10³]
+STEPS_PER_DECADE = 100
+
+
+def ratios(times) -> np.ndarray:
+    """r_{p,s} = t_{p,s} / min_s t_{p,s} (∞ where s did not solve p) of ``times`` (instances ×
+    solvers)."""
+    t = np.asarray(times, dtype=float)
+    best = np.min(t, axis=1, keepdims=True)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(np.isfinite(t), t / best, np.inf)
+
+
+def profile_taus(times) -> np.ndarray:
+    """τ from 1 to the decade above the largest finite ratio of ``times`` (at least 10³), with
+    every ratio itself among them: the profile's axis covers every solved instance."""
+    r = ratios(times)
+    finite = r[np.isfinite(r)]
+    top = max(3.0, float(np.ceil(np.log10(finite.max())))) if finite.size else 3.0
+    grid = np.logspace(0, top, int(top * STEPS_PER_DECADE) + 1)
+    return np.unique(np.concatenate([grid, finite]))
 
 
 def instance_times(frame) -> pd.DataFrame:
@@ -41,11 +61,7 @@ def instance_times(frame) -> pd.DataFrame:
 
 def performance_profile(times, taus=TAUS) -> pd.DataFrame:
     """ρ_s(τ) for each column s of ``times`` (instances × solvers, ∞ = not solved), τ in ``taus``."""
-    t = np.asarray(times, dtype=float)
-    best = np.min(t, axis=1, keepdims=True)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        ratios = np.where(np.isfinite(t), t / best, np.inf)
-    rho = (ratios[None, :, :] <= np.asarray(taus)[:, None, None]).mean(axis=1)
+    rho = (ratios(times)[None, :, :] <= np.asarray(taus)[:, None, None]).mean(axis=1)
     return pd.DataFrame(rho, index=pd.Index(taus, name="tau"), columns=list(times.columns))
 
 
@@ -128,7 +144,7 @@ def accuracy_markdown(table, shift) -> str:
 
 def timing_table(frame) -> pd.DataFrame:
     """Per kind × solver over the instances: the median wall time of the untimed warm-up solve
-    (a fresh worker's first), the median timed default solve, their ratio, and the spread of the
+    (a pair's first), the median timed default solve, their ratio, and the spread of the
     repetitions, (max − min) / median of an instance's default solves (median over instances)."""
     rows = frame[(frame["budget"] == "default") & frame["time"].notna()
                  & ~frame["status"].isin([SKIPPED, TIMEOUT, ERROR])]
@@ -147,7 +163,7 @@ def timing_table(frame) -> pd.DataFrame:
 
 
 def timing_markdown(table) -> str:
-    lines = ["\n## Timings: a fresh worker's first solve (untimed warm-up, kept out of every time "
+    lines = ["\n## Timings: each pair's first solve (untimed warm-up, kept out of every time "
              "above) against the timed ones\n",
              "| kind | solver | first solve s | timed solve s | first / timed | spread of repetitions |",
              "|---|---|---|---|---|---|"]
@@ -200,10 +216,9 @@ def summary(frame, time_limit, shift=10.0) -> str:
     """Markdown: what this run reused and ran, the SGM table per kind, every status with counts, the claim accuracy (:mod:`fsopt.tools.bench_claims`),
     median time (spread over repetitions, error to the reference, status when not solved) per
     instance × solver, the first solve against the timed ones, then the skipped pairs' reasons."""
-    lines = [f"## Shifted geometric mean of time (s): shift {shift:g} s, unsolved counted at the "
-             f"{time_limit:g} s limit; solved = NumPy certificate within its tolerance\n"]
-    if frame.attrs.get("run"):  # what the run reused and what it solved (fsopt.tools.bench.run)
-        lines = ["## This run\n", *[f"- {line.strip()}" for line in frame.attrs["run"]], ""] + lines
+    lines = this_run(frame.attrs) + [
+        f"## Shifted geometric mean of time (s): shift {shift:g} s, unsolved counted at the "
+        f"{time_limit:g} s limit; solved = NumPy certificate within its tolerance\n"]
     if not frame["solved"].any():
         lines.append("**Nothing was solved in this study** (see the statuses below; raise --timeout "
                      "and rerun with --retry timeout).\n")
@@ -232,6 +247,47 @@ def summary(frame, time_limit, shift=10.0) -> str:
         lines.append("\n## Skipped\n")
         lines += [f"- {r.kind} / {r.solver}: {r.reason}" for r in skipped.itertuples()]
     return "\n".join(lines) + "\n"
+
+
+def partial_line(done, total) -> str:
+    return f"partial: {done} of {total} solves"
+
+
+def this_run(attrs) -> list:
+    """The top of summary.md from a study's ``frame.attrs`` (:func:`fsopt.tools.bench.run`): a
+    partial study's marker, the command line, what the run reused and solved, its wall time and
+    the harness's share of it (:func:`harness_lines`)."""
+    lines = []
+    if attrs.get("partial"):
+        lines += [f"**{partial_line(*attrs['partial'])}** (the run was stopped: rerun the command to "
+                  f"complete the study; the solves logged are reused)\n"]
+    if attrs.get("command"):
+        lines += [f"Command: `{attrs['command']}`\n"]
+    found = [f"- {line.strip()}" for line in attrs.get("run") or []] + harness_lines(attrs.get("harness"))
+    return lines + (["## This run\n", *found, ""] if found else [])
+
+
+def harness_lines(harness) -> list:
+    """What a run's wall time went to: the solves run and their rate; with local workers, the
+    share of the workers' time (workers × wall) in the timed solve calls, in the untimed warm-ups
+    and, the rest, in the harness (planning, starting workers, building instances, logging,
+    writing the outputs up to summary.md)."""
+    if not harness or not harness.get("wall"):
+        return []
+    wall, n = harness["wall"], harness["solves"]
+    plan, solve = harness.get("planning", 0.0), harness.get("solving", 0.0)
+    lines = [f"- {n} solves run in {wall:.1f} s wall ({n / wall:.1f} solves/s): planning {plan:.1f} s (imports, "
+             f"the grid, the instances' digests), solving {solve:.1f} s, writing the tables and plots "
+             f"{wall - plan - solve:.1f} s"]
+    if harness.get("workers"):
+        capacity = wall * harness["workers"]
+        calls, warmups = harness["calls"], harness["warmups"]
+        rest = capacity - calls - warmups
+        lines.append(f"- harness overhead: {rest:.1f} s, {rest / capacity:.0%} of the workers' time "
+                     f"({harness['workers']} worker process(es) × {wall:.1f} s wall); timed solve calls "
+                     f"{calls:.1f} s ({calls / capacity:.0%}; compile + solve as the rows measure it: "
+                     f"{harness['measured']:.1f} s), untimed warm-up solves {warmups:.1f} s ({warmups / capacity:.0%})")
+    return lines
 
 
 def _cell(rows) -> str:

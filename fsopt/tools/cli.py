@@ -73,19 +73,27 @@ def _cmd_problems(args) -> int:
 
 
 def _cmd_bench(args) -> int:
+    import shlex
+    import time
+
     from ..core.status import SKIPPED
     from . import bench
     from .bench_stats import summary
 
+    started = time.perf_counter()
     frame = bench.run(out=args.out, quick=args.quick, problem_names=args.problem,
                       solvers=args.solver, timeout=args.timeout, n_jobs=args.jobs,
-                      dask=args.dask, progress=args.progress, repeat=args.repeat, shift=args.shift,
-                      retry=args.retry, allow_hook_files=args.allow_hook_files)
+                      dask=args.dask, progress=not args.quiet, repeat=args.repeat, shift=args.shift,
+                      retry=args.retry, allow_hook_files=args.allow_hook_files,
+                      command=shlex.join(["fsopt", *args.argv]))
+    elapsed = time.perf_counter() - started
     text = summary(frame, args.timeout, args.shift)
     print(text.split("\n## Skipped\n")[0].rstrip())  # the list of skipped pairs stays in summary.md
     skipped = frame[frame["status"] == SKIPPED]
     pairs = len(skipped.drop_duplicates(["kind", "solver"]))
-    print(f"\n{len(frame)} rows ({int(frame['solved'].sum())} certified solves); in {args.out}/: "
+    solves = frame.attrs["harness"]["solves"]
+    print(f"\n{len(frame)} rows ({int(frame['solved'].sum())} certified solves; {solves} solved in this run, "
+          f"{elapsed:.1f} s, {solves / elapsed:.1f} solves/s); in {args.out}/: "
           f"results.csv, results.parquet, claims.parquet, summary.md, performance_profile.png, "
           f"error_vs_time.png, time_vs_size.png, claim_accuracy.png, report.html")
     if pairs:
@@ -214,6 +222,37 @@ def _protocols() -> str:
     return "protocols:\n" + "\n".join(rows)
 
 
+def _add_bench_parser(sub, fmt):
+    """``fsopt bench``'s options."""
+    b = sub.add_parser("bench", formatter_class=fmt,
+                       help="solver comparison study: problems x solvers x sizes",
+                       description="Every benchable problem's subproblems solved by every capable "
+                                   "backend and profile; results.csv, summary.md, figures and "
+                                   "report.html in --out.",
+                       epilog=_examples("fsopt bench --quick --out bench-quick"))
+    b.add_argument("--quick", action="store_true",
+                   help="small sizes, one repetition (README.md gives its measured time)")
+    b.add_argument("--out", default="bench-results", help="output directory (resumable)")
+    b.add_argument("--problem", nargs="+", default=None, help="only these problems (default: all)")
+    b.add_argument("--solver", nargs="+", default=None,
+                   help="only these solvers/profiles (default: all)")
+    b.add_argument("--timeout", type=float, default=300.0,
+                   help="seconds per solve; unsolved solves count at this limit in the SGM")
+    b.add_argument("--repeat", type=int, default=None,
+                   help="repetitions of each default solve, median reported (default 5; 1 under --quick)")
+    b.add_argument("--shift", type=float, default=10.0, help="shift (s) of the geometric mean")
+    b.add_argument("--jobs", type=int, default=1, help="worker processes solving in parallel (-1: one per core)")
+    b.add_argument("--dask", default=None, metavar="ADDRESS",
+                   help="run on a dask.distributed scheduler ('local' starts a local cluster)")
+    b.add_argument("--retry", default="", metavar="STATUS,...",
+                   help="run again the logged solves with these statuses (e.g. timeout,error)")
+    b.add_argument("--allow-hook-files", action="store_true",
+                   help="let [bench] subproblems = 'module:function' run module.py beside a problem file")
+    b.add_argument("--quiet", action="store_true",
+                   help="no progress (a bar on a terminal; else a line every 5 s: done/total, elapsed, time left)")
+    add_import_argument(b)
+
+
 def build_parser(clis=None, command=None) -> argparse.ArgumentParser:
     """The parser of every command; with ``command`` (``""``: none, as in ``fsopt --help``), the
     other commands are listed but their options that need numerical code (verify's, the
@@ -241,33 +280,7 @@ def build_parser(clis=None, command=None) -> argparse.ArgumentParser:
                        description="Problems declared in problems/*.toml (and $FSOPT_PROBLEMS_PATH).",
                        epilog=_examples("fsopt problems --method logo"))
     p.add_argument("--method", default=None, help="only this method's problems")
-    b = sub.add_parser("bench", formatter_class=fmt,
-                       help="solver comparison study: problems x solvers x sizes",
-                       description="Every benchable problem's subproblems solved by every capable "
-                                   "backend and profile; results.csv, summary.md, figures and "
-                                   "report.html in --out.",
-                       epilog=_examples("fsopt bench --quick --out bench-quick"))
-    b.add_argument("--quick", action="store_true",
-                   help="small sizes, for a first look (README.md says how long it takes)")
-    b.add_argument("--out", default="bench-results", help="output directory (resumable)")
-    b.add_argument("--problem", nargs="+", default=None, help="only these problems (default: all)")
-    b.add_argument("--solver", nargs="+", default=None,
-                   help="only these solvers/profiles (default: all)")
-    b.add_argument("--timeout", type=float, default=300.0,
-                   help="seconds per solve; unsolved solves count at this limit in the SGM")
-    b.add_argument("--repeat", type=int, default=None,
-                   help="repetitions of each default solve, median reported (default 5; 1 under --quick)")
-    b.add_argument("--shift", type=float, default=10.0, help="shift (s) of the geometric mean")
-    b.add_argument("--jobs", type=int, default=1, help="parallel solves (joblib)")
-    b.add_argument("--dask", default=None, metavar="ADDRESS",
-                   help="run on a dask.distributed scheduler ('local' starts a local cluster)")
-    b.add_argument("--retry", default="", metavar="STATUS,...",
-                   help="run again the logged solves with these statuses (e.g. timeout,error)")
-    b.add_argument("--allow-hook-files", action="store_true",
-                   help="let [bench] subproblems = 'module:function' run module.py beside a problem file")
-    b.add_argument("--quiet", action="store_true",
-                   help="no progress bar (none either when stderr is not a terminal)")
-    add_import_argument(b)
+    _add_bench_parser(sub, fmt)
     v = sub.add_parser("verify", formatter_class=fmt,
                        help="check the papers' theorems numerically (PASS/FAIL, worst slack)",
                        description="Each check measures a paper's claim against an independent "
