@@ -210,12 +210,14 @@ def test_mosek_licence_probed_at_most_once(monkeypatch):
     """Counted where the probe happens (a MOSEK solve through cvxpy), not by the cache's own count."""
     import cvxpy as cp
 
-    registry._mosek_license_problem.cache_clear()
+    from fsopt.core import cvxpy_solvers
+
+    cvxpy_solvers._licence_problem.cache_clear()
     solves, real = [], cp.Problem.solve
     monkeypatch.setattr(cp.Problem, "solve", lambda self, *a, **k: solves.append(k.get("solver")) or real(self, *a, **k))
     mosek = registry.backends()["MOSEK"]
     monkeypatch.setattr(type(mosek), "installed", lambda self: True)  # probed even where MOSEK is absent
-    monkeypatch.setattr(type(mosek).__mro__[1], "unavailable_reason", lambda self: None)
+    monkeypatch.setattr(cvxpy_solvers.CvxpyBackend, "unavailable_reason", lambda self: None)
     for _ in range(4):
         assert mosek.unavailable_reason() == mosek.unavailable_reason()
     assert solves.count("MOSEK") == 1

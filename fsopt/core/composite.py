@@ -103,6 +103,7 @@ class ProximalGradient(PartsBackend):
     description = "accelerated proximal gradient on a subproblem's declared smooth + penalty parts"
     default_tol = 1e-6
     tol_meaning = "proximal KKT residual max_j penalty.violation <= tol*max(1, max abs(w)) for status optimal"
+    status_map = {status: status for status in (st.OPTIMAL, st.OPTIMAL_INACCURATE, st.USER_LIMIT)}
 
     def solve(self, subproblem, tol=None, max_iter=None, verbose=False, stall=1000):
         J = subproblem.smooth.n_features

@@ -31,6 +31,7 @@ from numbers import Integral, Real
 from pathlib import Path
 
 from . import plugins
+from . import status as st
 from .limits import check_count, check_real, load_toml
 from .parts import UnreadablePart, parts_refusal
 
@@ -59,6 +60,8 @@ class Backend:
     native = False
     default_tol: float | None = 1e-8  # the tol in effect when none is given (None: exact method)
     tol_meaning: str = ""  # what ``tol`` controls for this backend, in one sentence
+    status_map: dict = {}  # the backend's own statuses -> fsopt's closed set (fsopt.core.status)
+    slow_reason: str = ""  # why ``fsopt bench --quick`` leaves this backend out ("": it runs)
 
     def installed(self) -> bool:
         return _importable(self.package)
@@ -154,6 +157,8 @@ class NativeBackend(Backend):
 
     native = True
     takes_nonsmooth = False  # natives follow gradients: a loss that is not smooth is refused
+    # a plugin's native may return any status of the closed set (fsopt's own declare theirs)
+    status_map = {**{status: status for status in st.STATUSES}, **st.ALIASES}
 
     def can_solve(self, subproblem) -> bool:
         return not parts_refusal(subproblem, self) and self.supports(subproblem)
@@ -209,134 +214,6 @@ class NativeBackend(Backend):
         raise NotImplementedError
 
 
-class CvxpyBackend(Backend):
-    """A solver reached through ``cvxpy.Problem.solve(solver=...)``; options declared by name."""
-
-    tol_options: tuple = ()  # keyword arguments that receive the common ``tol``
-    max_iter_options: tuple = ()  # ... and the common ``max_iter``
-    solver_options: frozenset = frozenset()  # what cvxpy passes to the solver for this backend
-    # keywords of cvxpy.Problem.solve itself (use_quad_obj: canonicalization, conic interfaces)
-    cvxpy_options = frozenset({"warm_start", "ignore_dpp", "enforce_dpp", "canon_backend",
-                               "use_quad_obj"})
-
-    def installed(self) -> bool:
-        return self.name in _cvxpy_installed_solvers()
-
-    def accepted_options(self):
-        return self.cvxpy_options | self.solver_options | frozenset(self.tol_options) \
-            | frozenset(self.max_iter_options)
-
-    def translate(self, tol=None, max_iter=None, verbose=False, **extra) -> dict:
-        opts = dict(extra, verbose=bool(verbose))
-        opts.update(self._tol(tol) if tol is not None else {})
-        opts.update(self._max_iter(int(max_iter)) if max_iter is not None else {})
-        return opts
-
-    def _tol(self, tol):
-        return dict.fromkeys(self.tol_options, tol)
-
-    def _max_iter(self, n):
-        return dict.fromkeys(self.max_iter_options, n)
-
-
-class Clarabel(CvxpyBackend):
-    name, package = "CLARABEL", "clarabel"
-    cones = frozenset({LP, SOC, EXP})
-    description = "interior point (Rust), LP/SOC/EXP/PSD"
-    tol_options = ("tol_gap_abs", "tol_gap_rel", "tol_feas")
-    max_iter_options = ("max_iter",)
-    tol_meaning = "absolute and relative duality gap and feasibility (tol_gap_abs, tol_gap_rel, tol_feas)"
-
-    def accepted_options(self):
-        """cvxpy sets every option as an attribute of ``clarabel.DefaultSettings``."""
-        import clarabel
-
-        defaults = clarabel.DefaultSettings()
-        settings = {a for a in dir(defaults) if not a.startswith("_") and not callable(getattr(defaults, a))}
-        return super().accepted_options() | settings | {"accept_unknown"}
-
-
-class ECOS(CvxpyBackend):
-    name, package = "ECOS", "ecos"
-    cones = frozenset({LP, SOC, EXP})
-    description = "interior point (C), LP/SOC/EXP"
-    tol_options = ("abstol", "reltol", "feastol")
-    tol_meaning = "absolute and relative duality gap and feasibility (abstol, reltol, feastol)"
-    max_iter_options = ("max_iters",)
-    solver_options = frozenset({"feastol_inacc", "abstol_inacc", "reltol_inacc", "nitref"})
-
-
-class SCS(CvxpyBackend):
-    name, package = "SCS", "scs"
-    cones = frozenset({LP, SOC, EXP})
-    description = "first-order splitting (ADMM), LP/SOC/EXP/PSD; low accuracy by default"
-    tol_options = ("eps_abs", "eps_rel")
-    tol_meaning = "absolute and relative residuals of the ADMM stopping rule (eps_abs, eps_rel)"
-    max_iter_options = ("max_iters",)
-    solver_options = frozenset({
-        "eps", "eps_infeas", "normalize", "scale", "adaptive_scale", "rho_x", "alpha",
-        "time_limit_secs", "acceleration_lookback", "acceleration_interval", "write_data_filename",
-        "log_csv_filename", "use_indirect", "linear_solver", "gpu"})
-    default_tol = 1e-5
-
-
-class HiGHS(CvxpyBackend):
-    name, package = "HIGHS", "highspy"
-    cones = frozenset({LP})
-    description = "simplex / interior point LP (C++)"
-    tol_options = ("primal_feasibility_tolerance", "dual_feasibility_tolerance",
-                   "ipm_optimality_tolerance")
-    max_iter_options = ("simplex_iteration_limit", "ipm_iteration_limit")
-    default_tol = 1e-7
-    tol_meaning = ("primal and dual feasibility, and the interior-point optimality gap "
-                   "(primal_feasibility_tolerance, dual_feasibility_tolerance, ipm_optimality_tolerance)")
-
-    def translate(self, tol=None, max_iter=None, verbose=False, **extra) -> dict:
-        silence_highs_banner()  # cvxpy creates its highspy.Highs() before it sets output_flag
-        return super().translate(tol=tol, max_iter=max_iter, verbose=verbose, **extra)
-
-    def accepted_options(self):
-        return super().accepted_options() | highs_option_names() | {"highs_options", "write_model_file"}
-
-    def check_options(self, options, what=""):
-        top = {k: v for k, v in options.items() if not is_highs_option(k)}  # advanced HiGHS names
-        super().check_options(top, what)
-        check_highs_options(options.get("highs_options") or {}, f"highs_options of {self.name}{what}")
-
-
-class MOSEK(CvxpyBackend):
-    name, package = "MOSEK", "mosek"
-    cones = frozenset({LP, SOC, EXP})
-    description = "commercial interior point; needs a license"
-
-    def unavailable_reason(self):
-        reason = super().unavailable_reason()
-        if reason or not self.installed():
-            return reason or "not listed by cvxpy.installed_solvers()"
-        return _mosek_license_problem()
-
-    tol_options = ("MSK_DPAR_INTPNT_CO_TOL_REL_GAP", "MSK_DPAR_INTPNT_CO_TOL_PFEAS",
-                   "MSK_DPAR_INTPNT_CO_TOL_DFEAS")
-    max_iter_options = ("MSK_IPAR_INTPNT_MAX_ITERATIONS",)
-    solver_options = frozenset({"mosek_params", "save_file", "bfs", "accept_unknown", "eps"})
-    tol_meaning = ("relative duality gap and primal and dual feasibility of the conic interior point "
-                   "(MSK_DPAR_INTPNT_CO_TOL_REL_GAP, _PFEAS, _DFEAS)")
-
-    def accepted_options(self):  # the tolerance keys go inside mosek_params
-        return self.cvxpy_options | self.solver_options
-
-    def translate(self, tol=None, max_iter=None, verbose=False, **extra):
-        """MOSEK takes its parameters in one ``mosek_params`` dict."""
-        params = {}
-        params.update(self._tol(tol) if tol is not None else {})
-        params.update(self._max_iter(int(max_iter)) if max_iter is not None else {})
-        params.update(extra.pop("mosek_params", {}))
-        opts = dict(extra, verbose=bool(verbose))
-        if params:
-            opts["mosek_params"] = params
-        return opts
-
-
 _BACKENDS: dict[str, Backend] = {}
 
 
@@ -372,9 +249,6 @@ def register_backend(backend: Backend) -> Backend:
     return backend
 
 
-for _cls in (Clarabel, ECOS, SCS, HiGHS, MOSEK):
-    register_backend(_cls())
-
 _PLUGINS = {"loaded": False, "lock": threading.Lock()}
 
 
@@ -389,10 +263,15 @@ def _load_plugins():
 
 
 def load_plugin_backends():
-    """Register the native backends of fsopt's own methods (their packages register them on
-    import, which ``import fsopt`` does not do) and every ``fsopt.backends`` entry point: a Backend
-    subclass (instantiated), an instance, or a module that registers its backends on import; a
-    broken one is a ValueError naming the plugin."""
+    """Register fsopt's cvxpy backends (:mod:`fsopt.core.cvxpy_solvers`), the native backends of
+    fsopt's own methods (their packages register them on import, which ``import fsopt`` does not
+    do) and every ``fsopt.backends`` entry point: a Backend subclass (instantiated), an instance,
+    or a module that registers its backends on import; a broken one is a ValueError naming the
+    plugin."""
+    from .cvxpy_solvers import BACKENDS  # they subclass Backend, defined here
+
+    for cls in BACKENDS:
+        register_backend(cls())
     for package in plugins.method_packages().values():
         if package.startswith("fsopt."):
             importlib.import_module(package)
@@ -432,6 +311,7 @@ class Profile:
     options: dict = field(default_factory=dict)
     description: str = ""
     path: str = ""
+    quick: bool = True  # False: ``fsopt bench --quick`` leaves it out
 
 
 def profile_dirs() -> list[Path]:
@@ -474,13 +354,15 @@ def _check_profile(spec, path) -> Profile:
     where = f"solver profile {path}"
     if "backend" not in spec:
         raise ValueError(f"{where} has no 'backend' entry")
-    for key, kind in (("name", str), ("backend", str), ("description", str), ("options", dict)):
+    for key, kind in (("name", str), ("backend", str), ("description", str), ("options", dict),
+                      ("quick", bool)):
         if key in spec and not isinstance(spec[key], kind):
             raise ValueError(f"{where}: {key} = {spec[key]!r} must be a "
-                             f"{'table, e.g. [options] tol = 1e-9' if kind is dict else 'string'}")
+                             + {dict: "table, e.g. [options] tol = 1e-9", bool: "boolean (true or false)",
+                                str: "string"}[kind])
     prof = Profile(name=spec.get("name", path.stem), backend=spec["backend"].upper(),
                    options=dict(spec.get("options", {})), description=spec.get("description", ""),
-                   path=str(path))
+                   path=str(path), quick=spec.get("quick", True))
     _load_plugins()
     if prof.name.upper() in _BACKENDS:
         raise ValueError(f"{where}: name {prof.name!r} is the name of backend {prof.name.upper()}, "
@@ -756,15 +638,6 @@ def _suggestable(backend, subproblem) -> bool:
         return False
 
 
-@functools.lru_cache(maxsize=None)
-def _cvxpy_installed_solvers() -> frozenset:
-    if not _importable("cvxpy"):
-        return frozenset()
-    import cvxpy as cp
-
-    return frozenset(cp.installed_solvers())
-
-
 @functools.lru_cache(maxsize=1)
 def silence_highs_banner() -> None:
     """Spend HiGHS's banner where nobody sees it.
@@ -825,14 +698,3 @@ def _importable(module: str) -> bool:
         return False
     return True
 
-
-@functools.lru_cache(maxsize=1)  # one licence probe per process
-def _mosek_license_problem() -> str | None:
-    import cvxpy as cp
-
-    x = cp.Variable()
-    try:
-        cp.Problem(cp.Minimize(x), [x >= 1]).solve(solver="MOSEK")
-    except Exception as exc:  # noqa: BLE001 - report whatever MOSEK says about its license
-        return f"MOSEK is installed but cannot solve ({str(exc).splitlines()[0][:200]}); check its license"
-    return None

@@ -146,6 +146,27 @@ class SolveRecord:
         return self.certificate.get("residual", np.nan)
 
     @property
+    def solved(self) -> bool:
+        """Whether this is a certified solution: status optimal or optimal_inaccurate, and the
+        NumPy certificate holds."""
+        return self.status in st.SUCCESS and self.certified
+
+    @property
+    def claim(self) -> str:
+        """The solver's word when it asserts something checkable (:data:`fsopt.core.status.CLAIMS`:
+        a solution, or that no optimum exists), also when the certificate rejected it; else ""."""
+        word = self.solver_status or self.status
+        return word if word in st.CLAIMS else ""
+
+    @property
+    def claim_confirmed(self) -> bool:
+        """Whether a NumPy certificate confirmed :attr:`claim`: the solution's certificate holds,
+        or a ray confirmed "no optimum" (:mod:`fsopt.core.farkas`); False for no claim."""
+        if self.claim in st.SUCCESS:
+            return self.certified
+        return bool(self.claim) and bool(self.certificate.get("confirmed", False))
+
+    @property
     def backend_failed(self) -> bool:
         """Whether the backend gave nothing the certificate could judge: it raised, returned
         malformed output or reported an error (status ``solver_error``/``error``), or returned
@@ -435,6 +456,44 @@ class Subproblem(ABC):
         raise SolverFailed(self.describe(), last.solver, last.status, attempts=attempts,
                            residual=last.residual, detail=last.message)
 
+    def attempt(self, solver: str | ResolvedSolver = "CLARABEL", *, tol=None, max_iter=None,
+                verbose=False, **solver_options) -> SolveRecord:
+        """One solve with ``solver`` alone — no fallback, polish or re-solve — that never raises.
+
+        The record has the solver's status mapped through its backend's ``status_map``
+        (``status``; the solver's own word in ``solver_status`` when it differs, and in
+        :attr:`SolveRecord.claim` when it is a claim), the NumPy certificate of any solution it
+        returned (also one that claims nothing, e.g. at an iteration limit: ``certified`` says
+        whether it holds; :attr:`SolveRecord.solved` whether it is a certified claim) or the ray
+        checking a "no optimum" claim, and the timings.  Whatever goes wrong outside the solver
+        (an unknown name or option, a certificate that raises) is a record with status
+        ``error`` and the exception in ``message``; only KeyboardInterrupt and SystemExit pass.
+
+        Parameters
+        ----------
+        solver : str or ResolvedSolver, default="CLARABEL"
+            A backend or profile name, or a resolved solver.
+        tol, max_iter, verbose, **solver_options
+            As for :meth:`solve`.
+
+        Returns
+        -------
+        record : SolveRecord
+        """
+        t0 = time.perf_counter()
+        given = {k: v for k, v in (("tol", tol), ("max_iter", max_iter), ("verbose", verbose or None))
+                 if v is not None}
+        try:
+            record = self._attempt(as_resolved(solver, self, dict(solver_options, **given)), [])
+            if record.solution and not record.certificate:  # a solution that claims nothing
+                _blamed_call("its certificate", self._measure, record)
+        except _BackendFailure as failure:  # the certificate of a solution that claims nothing
+            record.message = f"the solution {record.solver} returned with status {record.status}: {failure}"
+        except Exception as exc:  # noqa: BLE001 - never raises: the failure is the record
+            record = SolveRecord(self.name, getattr(solver, "name", str(solver)), st.ERROR, {},
+                                 solve_time=time.perf_counter() - t0, message=_quoted(exc))
+        return record
+
     def _observed(self, record: SolveRecord) -> SolveRecord:
         """Hand ``record`` to the active :func:`observe_solves` blocks, with a copy of the input."""
         if _OBSERVERS:
@@ -530,9 +589,11 @@ class Subproblem(ABC):
         except Exception as exc:  # noqa: BLE001 - whatever a solver raises is its failed solve
             raise _BackendFailure(f"the cvxpy solve raised {_quoted(exc)}") from exc
         wall = time.perf_counter() - t0
-        status = _checked_status(problem.status)
-        return _blamed_call("reading its result", self._cvxpy_record, backend, problem, status, opts,
-                            build_time, wall)
+        status = _mapped_status(backend, problem.status)
+        record = _blamed_call("reading its result", self._cvxpy_record, backend, problem, status, opts,
+                              build_time, wall)
+        record.solver_status = problem.status if problem.status != status else None
+        return record
 
     def _cvxpy_record(self, backend, problem, status, opts, build_time, wall) -> SolveRecord:
         stats = problem.solver_stats
@@ -551,12 +612,13 @@ class Subproblem(ABC):
         if not isinstance(returned, tuple) or len(returned) != 3:
             raise _BackendFailure(f"solve() returned {_quoted(returned)}, not a tuple "
                                   f"(solution, status, iterations)")
-        solution, status, iterations = returned
-        status = _checked_status(status)
+        solution, word, iterations = returned
+        status = _mapped_status(backend, word)
         if status not in st.SUCCESS and not isinstance(solution, dict):
             solution = {}  # no solution claimed (a claimed one is checked by _run_backend)
         return SolveRecord(self.name, backend.name, status, solution, solve_time=solve_time,
-                           iterations=_checked_iterations(iterations), options=opts)
+                           iterations=_checked_iterations(iterations), options=opts,
+                           solver_status=word if word != status else None)
 
     def _check_claim(self, record: SolveRecord):
         """A claim that no optimum exists, checked in NumPy by a Farkas or primal ray
@@ -572,6 +634,13 @@ class Subproblem(ABC):
 
     def _certify(self, record: SolveRecord):
         """Certificate in NumPy; a failed one turns the status into ``rejected_certificate``."""
+        self._measure(record)
+        if not record.certified:
+            record.solver_status, record.status = record.status, st.REJECTED_CERTIFICATE
+
+    def _measure(self, record: SolveRecord):
+        """The NumPy objective, certificate and its bound at ``record.solution``; ``certified``
+        says whether the certificate holds (the status is left to the caller)."""
         non_finite = _non_finite_entries(record.solution)
         if not non_finite:
             with np.errstate(all="ignore"):
@@ -584,8 +653,6 @@ class Subproblem(ABC):
             record.message = f"{record.solver} returned non-finite values in " + ", ".join(map(repr, non_finite))
         record.certificate["bound"] = float(bound)
         record.certified = bool(record.certificate["residual"] <= bound)  # False for NaN
-        if not record.certified:
-            record.solver_status, record.status = record.status, st.REJECTED_CERTIFICATE
 
 
 class _BackendFailure(Exception):
@@ -614,13 +681,15 @@ def _blamed_call(what, function, *args, **kwargs):
         raise _BackendFailure(f"{what} raised {_quoted(exc)}") from exc
 
 
-def _checked_status(status) -> str:
-    """A backend's status in the closed set (:mod:`fsopt.core.status`), or a _BackendFailure."""
-    known = st.known_status(status)
-    if known is None:
+def _mapped_status(backend, status) -> str:
+    """A backend's ``status`` in fsopt's closed set (:mod:`fsopt.core.status`) through its
+    ``status_map``, or a _BackendFailure naming the status the map does not list."""
+    mapped = backend.status_map.get(status) if isinstance(status, str) else None
+    if mapped is None:
         raise _BackendFailure(f"returned the status {_quoted(status)}, which is not one of "
-                              f"{', '.join(sorted(st.STATUSES))}", status=_quoted(status))
-    return known
+                              f"{backend.name}'s statuses ({', '.join(sorted(backend.status_map))})",
+                              status=_quoted(status))
+    return mapped
 
 
 def _checked_iterations(iterations):

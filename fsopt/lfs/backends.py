@@ -36,6 +36,8 @@ class HighsDirect(NativeBackend):
     description = "box-bounded LPs declaring lp_data (LFS (8)-(9)) through highspy; bound changes warm-start"
     default_tol = 1e-7
     tol_meaning = "primal and dual feasibility of dual simplex (primal/dual_feasibility_tolerance)"
+    status_map = {status: status for status in (st.OPTIMAL, st.INFEASIBLE, st.UNBOUNDED, st.INFEASIBLE_OR_UNBOUNDED,
+                                                st.USER_LIMIT, st.SOLVER_ERROR)}
 
     def supports(self, subproblem):
         return _declares(subproblem, "lp_data")
@@ -186,6 +188,7 @@ class TopK(NativeBackend):
     description = "closed form of max b'x, 0 <= x <= 1, 1 <= sum x <= alpha (top_k_data; LFS (8))"
     default_tol = None  # exact: nothing to refine
     tol_meaning = "none: the closed form is exact (tol is accepted and ignored)"
+    status_map = {st.OPTIMAL: st.OPTIMAL}
 
     def supports(self, subproblem):
         return _declares(subproblem, "top_k_data")

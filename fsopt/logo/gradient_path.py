@@ -91,6 +91,7 @@ class GradientPath(PartsBackend):
                    "and any penalty differentiable on w >= 0")
     needs = {"smooth": SMOOTH_NEEDS, "penalty": PENALTY_NEEDS}
     default_tol = 1e-6
+    status_map = {"optimal": "optimal", "optimal_inaccurate": "optimal_inaccurate", "iteration_limit": "user_limit"}
     tol_meaning = "stopping rule: KKT residual max_j abs(min(w_j, d_j)) <= tol*max(1, max w) of w = v^2 for f(v^2) + g(v^2)"
 
     def supports(self, subproblem):

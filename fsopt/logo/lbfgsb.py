@@ -42,6 +42,7 @@ class LBFGSB(PartsBackend):
                    "KKT-checked working set, warm-started")
     default_tol = 1e-6
     needs = {"smooth": SMOOTH_NEEDS, "penalty": BOX_PENALTY_NEEDS}
+    status_map = {status: status for status in (st.OPTIMAL, st.OPTIMAL_INACCURATE, st.USER_LIMIT)}
     tol_meaning = ("proximal KKT residual max_j penalty.violation (for (7): abs(min(w_j, d_j))) <= "
                    "tol*max(1, max w) for status optimal, zero_slack < -tol*max(1, max w) for the working "
                    "set; also L-BFGS-B's gtol (largest projected-gradient entry)")

@@ -37,6 +37,7 @@ from .qcqp import MKLDual, scale_rows
 class WorkingSetMKL(NativeBackend):
     name = "MKLFAST"
     package = "clarabel"
+    status_map = {st.OPTIMAL: st.OPTIMAL, st.OPTIMAL_INACCURATE: st.OPTIMAL_INACCURATE}
     description = ("nmmkl_qcqp (8): feature working set (constraint generation on the sum of the m "
                    "largest tau_i), restricted QCQP by Clarabel; same NumPy duality-gap certificate")
     default_tol = 1e-10

@@ -273,6 +273,20 @@ def _skip_reason(name, subproblem):
     return None
 
 
+def _quick_reason(name):
+    """Why ``--quick`` leaves ``name`` out: its profile says ``quick = false`` or its backend
+    declares a ``slow_reason`` (None: it runs)."""
+    from ..core.solvers import profiles
+
+    backend, _ = _backend(name)
+    profile = profiles().get(name.lower()) if name.upper() != backend.name else None
+    if profile is not None and not profile.quick:
+        return f"left out of --quick: profile {profile.name} says quick = false ({profile.path})"
+    if backend.slow_reason:
+        return f"left out of --quick: {backend.slow_reason}"
+    return None
+
+
 def _all_solvers():
     from ..core.solvers import backends, profiles
 
@@ -315,6 +329,8 @@ def plan(problem_names=None, solvers=None, quick=False, repeat=1, allow_hook_fil
                 reason = _skip_reason(solver, sp)
                 if reason is None and solver in excluded and solver != ref:
                     reason = "excluded by quick_exclude"
+                if reason is None and quick and solver != ref:
+                    reason = _quick_reason(solver)
                 if reason is not None:
                     skipped += [_row(Cell(pname, kind, s, solver), st.SKIPPED, reason=reason) for s in sizes]
                     continue
@@ -469,60 +485,21 @@ def _warm_up(sp, solver) -> float:
 
 
 def _solve(sp, cell, solve) -> dict:
-    from ..core.exceptions import SolverFailed
-
+    """The row of one solve: the solver under study alone, no polish or re-solve
+    (:meth:`fsopt.core.subproblem.Subproblem.attempt`: its status map, the NumPy certificate)."""
     _, budget, value = solve
     kwargs = {} if budget == DEFAULT else {budget: value}
     sp.invalidate()  # every solve builds and compiles afresh: comparable times
-    try:
-        # the solver under study alone: no polish or re-solve (an uncertified solve becomes a row
-        # with status rejected_certificate)
-        record = sp.solve(cell.solver, refine=False, **kwargs)
-    except SolverFailed as exc:
-        if not exc.attempts:
-            return _row(cell, _closed_status(exc.status, False), solve, reason=str(exc.status))
-        record = exc.attempts[-1]
-    except Exception as exc:  # noqa: BLE001 - a crashing solver is a result, not a stop
-        return _row(cell, st.ERROR, solve, reason=f"{type(exc).__name__}: {exc}"[:400])
-    objective, residual, certified, parts = _certify(sp, record)
-    closed = _closed_status(record.status, certified)
-    claim = record.solver_status or record.status
-    claim = claim if claim in st.CLAIMS else ""
-    confirmed = certified if claim in st.SUCCESS else bool(record.certificate.get("confirmed", False))
-    return _row(cell, closed, solve, reason="" if closed == record.status else str(record.status),
-                objective=objective, certificate=residual, certified=certified, claim=claim,
-                certificate_parts=json.dumps(parts, sort_keys=True, default=float),
-                claim_confirmed=bool(claim) and confirmed,
+    record = sp.attempt(cell.solver, **kwargs)
+    renamed = record.solver_status if record.solver_status and not record.claim else ""
+    return _row(cell, record.status, solve, reason=record.message or renamed,
+                objective=np.nan if record.objective is None else record.objective,
+                certificate=record.residual, certified=record.certified, claim=record.claim,
+                certificate_parts=json.dumps(record.certificate, sort_keys=True, default=float),
+                claim_confirmed=record.claim_confirmed,
                 compile_time=record.compile_time, solve_time=record.solve_time,
                 time=(record.compile_time or 0.0) + record.solve_time, iterations=record.iterations,
                 options=json.dumps(record.options, default=str, sort_keys=True))
-
-
-def _certify(sp, record):
-    """(objective, certificate residual, certified, the certificate's components and its
-    ``bound``) of a record, computed in NumPy when the record does not carry them (a failed
-    attempt)."""
-    if not record.solution:  # a claim that no optimum exists: the residual of its ray, if checked
-        return np.nan, record.certificate.get("residual", np.nan), False, dict(record.certificate)
-    if record.certificate and record.objective is not None:
-        return record.objective, record.residual, bool(record.certified), dict(record.certificate)
-    parts = {k: float(v) for k, v in sp.certificate(record.solution).items()}
-    parts["bound"] = sp.certificate_tol * sp.certificate_scale(record.solution)
-    return float(sp.objective(record.solution)), parts["residual"], bool(parts["residual"] <= parts["bound"]), parts
-
-
-def _closed_status(raw, certified):
-    """The closed-set status of a solver's word: success without a certificate is rejected."""
-    raw = str(raw)
-    if raw in st.SUCCESS or raw.startswith("optimal"):
-        return raw if raw in st.SUCCESS and certified else st.REJECTED_CERTIFICATE
-    if raw in st.STATUSES:
-        return raw
-    if raw.startswith(st.SOLVER_ERROR):
-        return st.SOLVER_ERROR
-    if "limit" in raw:  # e.g. a native method's iteration_limit
-        return st.USER_LIMIT
-    return st.ERROR
 
 
 def _row(cell, status, solve=(0, DEFAULT, None), **values):
