@@ -18,7 +18,6 @@ import sys
 from html.parser import HTMLParser
 from pathlib import Path
 
-from unittest import mock
 
 import nbformat
 import pytest
@@ -26,6 +25,7 @@ from conftest import notebook_output_problems
 
 import fsopt
 from fsopt.core import checks, plugins, solvers
+from fsopt.core.registry import scoped
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
@@ -76,13 +76,9 @@ def test_ci_runs_the_readme_setup_commands_in_a_fresh_clone():
 def registries():
     """What documentation code registers (backends, checks, probes, planted bugs, named callables)
     is forgotten after the test: the other tests of this process see fsopt's own registries."""
-    groups = [mock.patch.dict(d) for d in (solvers._BACKENDS, checks._CHECKS, checks._PROBES,
-                                              checks._BUGS, *plugins._REGISTERED.values())]
-    for g in groups:
-        g.start()
-    yield
-    for g in reversed(groups):
-        g.stop()
+    with scoped(solvers.BACKEND_REGISTRY, checks.CHECKS, checks.PROBES, checks.BUGS,
+                *plugins.REGISTRIES.values()):
+        yield
 
 
 @pytest.mark.parametrize("page,index,block", BLOCKS,

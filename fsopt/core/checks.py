@@ -52,6 +52,7 @@ from unittest import mock
 import numpy as np
 
 from . import solvers
+from .registry import Registry
 from .subproblem import observe_solves
 
 __all__ = ["Check", "Margins", "Outcome", "PlantedBug", "blind_certificate", "check", "draws", "load_path", "log_uniform",
@@ -251,8 +252,8 @@ class Check:
         return self.func(quick, **kwargs)
 
 
-_CHECKS: dict[str, Check] = {}
-_PROBES: dict[str, Callable] = {}
+CHECKS = Registry("checks")  # name -> Check
+PROBES = Registry("probes")  # subproblem kind -> factory of a small instance
 
 
 def check(name: str, claim: str, kinds=(), reference: str = ""):
@@ -293,7 +294,7 @@ def check(name: str, claim: str, kinds=(), reference: str = ""):
     True
     """
     def register(func):
-        _CHECKS[name] = Check(name, claim, func, tuple(kinds), reference)
+        CHECKS.register(name, Check(name, claim, func, tuple(kinds), reference))
         return func
     return register
 
@@ -322,17 +323,17 @@ def probe(kind: str, factory: Callable):
     >>> backends()["LBFGSB"].can_solve(instance), backends()["HIGHS"].can_solve(instance)
     (True, False)
     """
-    _PROBES[kind] = factory
+    PROBES.register(kind, factory)
 
 
 def registered_checks() -> dict[str, Check]:
     """The checks registered so far (importing a method's ``checks`` module registers its own)."""
-    return dict(_CHECKS)
+    return CHECKS.items()
 
 
 def probes() -> dict[str, Callable]:
     """{subproblem kind: factory of a small instance}, to ask a backend whether it can solve it."""
-    return dict(_PROBES)
+    return PROBES.items()
 
 
 # --- planted bugs ----------------------------------------------------------------------------------
@@ -349,12 +350,12 @@ class PlantedBug:
     def planted(self):
         """The code with this bug planted; the backend registry and every patch restored on exit."""
         with contextlib.ExitStack() as stack:
-            stack.enter_context(mock.patch.dict(solvers._BACKENDS))  # wrong backends registered inside
+            stack.enter_context(solvers.BACKEND_REGISTRY.scoped())  # wrong backends registered inside
             self.plant(stack)
             yield
 
 
-_BUGS: dict[str, PlantedBug] = {}
+BUGS = Registry("planted bugs")  # name -> PlantedBug
 
 
 def planted_bug(name: str, catches, description: str = ""):
@@ -399,14 +400,14 @@ def planted_bug(name: str, catches, description: str = ""):
         raise ValueError(f"planted bug {name!r}: catches names no check (the checks that must catch it)")
 
     def register(func):
-        _BUGS[name] = PlantedBug(name, catches, description or (func.__doc__ or name).strip(), func)
+        BUGS.register(name, PlantedBug(name, catches, description or (func.__doc__ or name).strip(), func))
         return func
     return register
 
 
 def planted_bugs() -> dict[str, PlantedBug]:
     """The planted bugs registered so far (importing a method's ``bugs`` module registers its own)."""
-    return dict(_BUGS)
+    return BUGS.items()
 
 
 def patch(stack, target, attribute, new):

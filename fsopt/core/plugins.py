@@ -34,10 +34,12 @@ import importlib.resources
 import importlib.util
 from pathlib import Path
 
+from .registry import Registry
+
 BACKENDS, METHODS, CHECKS, PROBLEMS = "fsopt.backends", "fsopt.methods", "fsopt.checks", "fsopt.problems"
 GENERATORS, BENCH_HOOKS = "fsopt.generators", "fsopt.bench_hooks"
 SUBPROBLEMS = "fsopt.subproblems"  # factories(X, y, **params) -> Subproblem a problem's [params] may name
-_REGISTERED = {GENERATORS: {}, BENCH_HOOKS: {}, SUBPROBLEMS: {}}  # filled by code only (register)
+REGISTRIES = {group: Registry(group) for group in (GENERATORS, BENCH_HOOKS, SUBPROBLEMS)}  # filled by code (register)
 
 
 def entry_points(group: str) -> list:
@@ -101,18 +103,17 @@ def load_checks():
 def register(group: str, name: str, func):
     """Let problem files name ``func`` as ``name`` in ``group`` (:data:`GENERATORS`,
     :data:`BENCH_HOOKS` or :data:`SUBPROBLEMS`); returns ``func`` (usable as a decorator's body)."""
-    if group not in _REGISTERED:
-        raise ValueError(f"unknown group {group!r}; one of {', '.join(sorted(_REGISTERED))}")
+    if group not in REGISTRIES:
+        raise ValueError(f"unknown group {group!r}; one of {', '.join(sorted(REGISTRIES))}")
     if not isinstance(name, str) or not name or not callable(func):
         raise TypeError(f"register({group!r}, name, func) needs a non-empty name and a callable; "
                         f"got {name!r}, {type(func).__name__}")
-    _REGISTERED[group][name] = func
-    return func
+    return REGISTRIES[group].register(name, func)
 
 
 def registered(group: str) -> dict:
     """{name: callable} registered by code in ``group`` (not the entry points)."""
-    return dict(_REGISTERED[group])
+    return REGISTRIES[group].items()
 
 
 def named(group: str, name, where: str):
@@ -121,12 +122,12 @@ def named(group: str, name, where: str):
     what is registered otherwise.  Nothing else is ever imported."""
     if not isinstance(name, str):
         raise ValueError(f"{where}: must be a string naming a registered callable; got {name!r}")
-    if name in _REGISTERED[group]:
-        return _REGISTERED[group][name]
+    if name in REGISTRIES[group]:
+        return REGISTRIES[group][name]
     for ep in entry_points(group):
         if name in (ep.name, ep.value):
             return load(ep)
-    known = sorted(_REGISTERED[group]) + [ep.name for ep in entry_points(group)]
+    known = sorted(REGISTRIES[group]) + [ep.name for ep in entry_points(group)]
     raise ValueError(f"{where}: {name!r} is not a registered {group.split('.')[-1][:-1].replace('_', ' ')}; "
                      f"a problem file names only callables that code registered "
                      f"(fsopt.core.plugins.register) or an installed package declares (entry point "
