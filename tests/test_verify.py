@@ -9,7 +9,7 @@ import pytest
 from fsopt.core import solvers
 from fsopt.core.checks import observe_solves
 from fsopt.lfs.lp import EpsilonMax
-from fsopt.logo.lbfgsb import LBFGSB
+from fsopt.core.lbfgsb import LBFGSB
 from fsopt.tools import cli, verify, verify_mutants
 
 CHECKS = sorted(verify.checks())

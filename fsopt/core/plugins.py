@@ -5,7 +5,7 @@ A package extends fsopt, with no change to fsopt, by declaring entry points in i
 
     [project.entry-points."fsopt.backends"]    # a Backend subclass (or instance) to register
     PNEWTON = "my_plugin.backend:ProjectedNewton"
-    [project.entry-points."fsopt.methods"]     # a method package, laid out like fsopt/logo/:
+    [project.entry-points."fsopt.methods"]     # a method package, laid out like fsopt's own:
     mymethod = "my_plugin.mymethod"            #   cli.py (fsopt run), bench.py, checks.py
     [project.entry-points."fsopt.checks"]      # a module whose @fsopt.check functions
     my_plugin = "my_plugin.checks"             #   join fsopt verify
@@ -34,6 +34,7 @@ import importlib.resources
 import importlib.util
 from pathlib import Path
 
+from .. import builtin_plugins
 from .registry import Registry
 
 BACKENDS, METHODS, CHECKS, PROBLEMS = "fsopt.backends", "fsopt.methods", "fsopt.checks", "fsopt.problems"
@@ -43,8 +44,13 @@ REGISTRIES = {group: Registry(group) for group in (GENERATORS, BENCH_HOOKS, SUBP
 
 
 def entry_points(group: str) -> list:
-    """The installed entry points of ``group``, sorted by name."""
-    return sorted(importlib.metadata.entry_points(group=group), key=lambda ep: ep.name)
+    """The entry points of ``group``, sorted by name: the installed ones, and fsopt's own
+    (:mod:`fsopt.builtin_plugins`) where the installed metadata of fsopt lacks them."""
+    installed = list(importlib.metadata.entry_points(group=group))
+    have = {ep.name for ep in installed if distribution(ep) == "fsopt"}
+    own = [importlib.metadata.EntryPoint(name, value, group)
+           for name, value in builtin_plugins.ENTRY_POINTS.get(group, {}).items() if name not in have]
+    return sorted(installed + own, key=lambda ep: ep.name)
 
 
 def load(ep):
@@ -53,20 +59,23 @@ def load(ep):
         return ep.load()
     except Exception as exc:  # noqa: BLE001 - a broken plugin is named, whatever broke it
         raise ValueError(f"fsopt plugin {ep.name!r} = {ep.value!r} (group {ep.group}, distribution "
-                         f"{_distribution(ep)}) cannot be loaded: {type(exc).__name__}: {exc}") from exc
+                         f"{distribution(ep)}) cannot be loaded: {type(exc).__name__}: {exc}") from exc
 
 
 def method_packages() -> dict[str, str]:
     """{method name: package} from the ``fsopt.methods`` entry points: fsopt's own methods are
     declared there too (its ``pyproject.toml``), and a plugin cannot replace one of them."""
     found = {}
-    for ep in sorted(entry_points(METHODS), key=lambda ep: _distribution(ep) != "fsopt"):
+    for ep in sorted(entry_points(METHODS), key=lambda ep: distribution(ep) != "fsopt"):
         found.setdefault(ep.name, ep.value.partition(":")[0])
     return found
 
 
-def _distribution(ep) -> str:
-    return getattr(ep.dist, "name", "?") if getattr(ep, "dist", None) else "?"
+def distribution(ep) -> str:
+    """The name of the distribution declaring ``ep`` ("fsopt" for fsopt's own), or "?"."""
+    if getattr(ep, "dist", None):
+        return getattr(ep.dist, "name", "?")
+    return "fsopt" if builtin_plugins.ENTRY_POINTS.get(ep.group, {}).get(ep.name) == ep.value else "?"
 
 
 def method_module(method: str, part: str):

@@ -377,14 +377,11 @@ for _cls in (Clarabel, ECOS, SCS, HiGHS, MOSEK):
 
 
 def load_plugin_backends():
-    """Register the native backends of fsopt's own methods (their packages register them on
-    import, which ``import fsopt`` does not do) and every ``fsopt.backends`` entry point: a Backend
-    subclass (instantiated), an instance, or a module that registers its backends on import; a
-    broken one is a ValueError naming the plugin."""
-    for package in plugins.method_packages().values():
-        if package.startswith("fsopt."):
-            importlib.import_module(package)
-    for ep in plugins.entry_points(plugins.BACKENDS):
+    """Register every ``fsopt.backends`` entry point, fsopt's own native backends first (declared
+    there like a plugin's: :mod:`fsopt.builtin_plugins`), so that a plugin's backend of the same
+    name replaces fsopt's: a Backend subclass (instantiated), an instance, or a module that
+    registers its backends on import; a broken one is a ValueError naming the plugin."""
+    for ep in sorted(plugins.entry_points(plugins.BACKENDS), key=lambda ep: plugins.distribution(ep) != "fsopt"):
         _register_plugin(ep, plugins.load(ep))
 
 

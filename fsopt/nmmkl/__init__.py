@@ -2,7 +2,6 @@
 
 QCQP dual (8) → LP primal recovery (15) → rounding (Algorithm 1, Theorem 5), with Theorem 6's bound.
 """
-from . import fast  # noqa: F401  (registers the MKLFAST backend)
 from .estimator import NMMKL
 from .method import NMMKLMethod, NMMKLPass, NMMKLResult, diagnostics
 from .qcqp import MKLDual
