@@ -123,7 +123,7 @@ def test_solver_registered_at_run_time_is_verified(backend_registry):
 def test_a_check_whose_kind_has_no_probe_is_a_clear_error():
     """--solver chooses the checks by asking can_solve on each kind's probe instance: a kind without
     one is named (it was a KeyError, as the 'LOGO fit certificate' check's margin_garrote was)."""
-    from fsopt import check
+    from fsopt.verify import check
     from fsopt.core import checks
 
     with checks.CHECKS.scoped():
@@ -181,7 +181,7 @@ def test_refine_restores_the_policy_and_names_the_repaired_answers(backend_regis
 
 USER_CHECKS = '''
 import numpy as np
-from fsopt.core.checks import Margins, check, patch, planted_bug
+from fsopt.verify import Margins, check, patch, planted_bug
 import fsopt.lfs.weights as weights
 
 @check("USER costs (5)", "the cost vectors a, b of (5) are nonnegative")

@@ -7,7 +7,7 @@ A package extends fsopt, with no change to fsopt, by declaring entry points in i
     PNEWTON = "my_plugin.backend:ProjectedNewton"
     [project.entry-points."fsopt.methods"]     # a method package, laid out like fsopt's own:
     mymethod = "my_plugin.mymethod"            #   cli.py (fsopt run), bench.py, checks.py
-    [project.entry-points."fsopt.checks"]      # a module whose @fsopt.check functions
+    [project.entry-points."fsopt.checks"]      # a module whose @fsopt.verify.check functions
     my_plugin = "my_plugin.checks"             #   join fsopt verify
     [project.entry-points."fsopt.problems"]    # a package holding problem *.toml files
     my_plugin = "my_plugin.problems"
