@@ -39,3 +39,14 @@ def test_the_new_home_raises_no_warning():
 def test_an_unknown_name_is_still_an_attribute_error():
     with pytest.raises(AttributeError, match="has no attribute 'no_such_name'"):
         fsopt.no_such_name
+
+
+def test_logo_prune_patience_is_deprecated_and_still_works_until_removed():
+    from fsopt import LOGO
+    from fsopt.datasets.spiral import make_spiral
+
+    X, y = make_spiral(40, 3, random_state=0)
+    plain = LOGO(prune_below=1e-8).fit(X, y)
+    with pytest.warns(FutureWarning, match="prune_patience is deprecated"):
+        patient = LOGO(prune_below=1e-8, prune_patience=1).fit(X, y)
+    assert (patient.weights_ == plain.weights_).all()  # the default it had: one iteration
