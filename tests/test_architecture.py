@@ -2,12 +2,14 @@
 import cycle among fsopt's modules, imports inside functions included."""
 import ast
 import importlib.metadata
+import re
 import subprocess
 import sys
 import tomllib
 from pathlib import Path
 
 import grimp
+import pytest
 
 from fsopt import builtin_plugins
 from fsopt.core import plugins
@@ -125,3 +127,88 @@ def test_without_installed_metadata_fsopts_own_entry_points_still_load(monkeypat
         "lfs": "fsopt.lfs", "logo": "fsopt.logo", "nmmkl": "fsopt.nmmkl"}
     lbfgsb = plugins.load(found["LBFGSB"])
     assert (lbfgsb.__module__, lbfgsb.__name__) == ("fsopt.core.lbfgsb", "LBFGSB")
+
+
+def stated_layers(page=ROOT / "docs" / "architecture.md"):
+    """The layer table of docs/architecture.md, top first: [[unit, ...], ...]."""
+    rows = re.findall(r"^\| *(\w[\w ]*?) *\| *(`fsopt[^|]*) *\|", page.read_text().split("## Layers", 1)[1].split("\n## ", 1)[0], re.M)
+    return [re.findall(r"`(fsopt[\w.]*)`", modules) for _, modules in rows]
+
+
+def unit_of(module, layers):
+    """(rank, unit) of ``module``: the listed package or module holding it (``fsopt`` only itself)."""
+    best = None
+    for rank, units in enumerate(layers):
+        for unit in units:
+            if module == unit or (unit != "fsopt" and module.startswith(unit + ".")):
+                if best is None or len(unit) > len(best[1]):
+                    best = (rank, unit)
+    return best
+
+
+def fsopt_imports():
+    """[(importer, imported)] of every import statement under fsopt/, function-level ones included."""
+    modules = {".".join(p.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__"): p
+               for p in (ROOT / "fsopt").rglob("*.py")}
+    found = []
+    for module, path in sorted(modules.items()):
+        package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import):
+                found += [(module, alias.name) for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                parts = package.split(".")
+                base = ".".join(parts[:len(parts) - node.level + 1] + ([node.module] if node.module else [])) \
+                    if node.level else node.module
+                found += [(module, f"{base}.{a.name}" if f"{base}.{a.name}" in modules else base) for a in node.names]
+    return modules, [(a, b) for a, b in found if b == "fsopt" or b.startswith("fsopt.")]
+
+
+def layer_violations(layers, imports):
+    """The imports that go up a layer or across to a sibling package of the same layer."""
+    bad = []
+    for importer, imported in imports:
+        (rank_a, unit_a), (rank_b, unit_b) = unit_of(importer, layers), unit_of(imported, layers)
+        if rank_b < rank_a or (rank_b == rank_a and unit_a != unit_b):
+            bad.append(f"{importer} ({unit_a}) imports {imported} ({unit_b})")
+    return bad
+
+
+def test_the_layers_the_architecture_page_states_hold_for_every_import():
+    layers = stated_layers()
+    assert len(layers) >= 4 and ["fsopt.tools"] == layers[0]
+    modules, imports = fsopt_imports()
+    assert [m for m in modules if unit_of(m, layers) is None] == []  # every module has its layer
+    assert len(imports) > 300 and layer_violations(layers, imports) == []
+
+
+@pytest.mark.parametrize("planted", [("fsopt.core.solvers", "fsopt.logo"),  # core up to a method
+                                     ("fsopt.logo.estimator", "fsopt.nmmkl.rounding"),  # across methods
+                                     ("fsopt.verify", "fsopt.datasets.spiral"),  # across a shared layer
+                                     ("fsopt.builtin_plugins", "fsopt.core.solvers")])
+def test_a_planted_violation_fails_the_layer_check(planted):
+    layers = stated_layers()
+    _, imports = fsopt_imports()
+    assert layer_violations(layers, imports + [planted]) == [
+        f"{planted[0]} ({unit_of(planted[0], layers)[1]}) imports {planted[1]} ({unit_of(planted[1], layers)[1]})"]
+
+
+def test_a_module_the_page_leaves_out_is_found(tmp_path):
+    page = tmp_path / "architecture.md"
+    page.write_text((ROOT / "docs" / "architecture.md").read_text().replace(", `fsopt.datasets`", ""))
+    layers = stated_layers(page)
+    assert "fsopt.datasets.spiral" in [m for m in fsopt_imports()[0] if unit_of(m, layers) is None]
+
+
+def long_functions(text, limit=80):
+    """[(name, lines)] of the functions of ``text`` that have ``limit`` lines or more."""
+    return [(node.name, node.end_lineno - node.lineno + 1) for node in ast.walk(ast.parse(text))
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.end_lineno - node.lineno + 1 >= limit]
+
+
+def test_every_function_is_under_80_lines():
+    """core/driver.py's run is being split apart from LOGO's policy (issue 44's driver step)."""
+    found = {str(p.relative_to(ROOT)): long_functions(p.read_text()) for p in sorted((ROOT / "fsopt").rglob("*.py"))
+             if p != ROOT / "fsopt" / "core" / "driver.py"}
+    assert {f: n for f, n in found.items() if n} == {}
+    assert long_functions("def planted():\n" + "    x = 1\n" * 79) == [("planted", 80)]
