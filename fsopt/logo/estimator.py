@@ -145,6 +145,9 @@ class LOGO(SelectorMixin, BaseEstimator):
     ----------
     weights_ : ndarray of shape (n_features,)
         Learned weights, in the units of X's features; 0 for eliminated features.
+    scores_ : ndarray of shape (n_features,)
+        ``weights_`` divided by their largest (the paper's ranking; ``get_support`` compares
+        it with ``threshold``).
     history_ : list of Iteration
         One :class:`fsopt.core.driver.Iteration` per outer iteration: θ_t, objective, solve
         records, the residual ‖T(w) − w‖/‖T(w)‖, and the features eliminated / re-entered after
