@@ -3,7 +3,7 @@
     python benchmarks/logo_unscaled.py [--sigma 2 10 30] [--solver auto]
 
 Its features span five orders of magnitude (areas ~1e3, smoothness ~1e-1), so the margins of the
-garrote (7) do too.  Before LBFGSB went on past L-BFGS-B's own stop (fsopt/logo/lbfgsb.py), sigma =
+garrote (7) do too.  Before LBFGSB went on past L-BFGS-B's own stop (fsopt/core/lbfgsb.py), sigma =
 10 and 30 raised SolverFailed (LBFGSB rejected_certificate, residual 4e-4 against a bound of
 2e-4).  Prints, per sigma: wall time, outcome, the fit's certificate and who answered each solve.
 """

@@ -100,3 +100,12 @@ def notebook_output_problems(nb):
     """What an executed notebook's outputs must not show, cell by cell: stderr, a warning, an
     absolute path, a raw Markdown table, a table wider than the page's column."""
     return [p for i, cell in enumerate(nb.cells) for out in cell.get("outputs", []) for p in _output_problems(i, out)]
+
+
+@pytest.fixture
+def backend_registry():
+    """The backend registry, restored after the test whatever it registers or replaces."""
+    from fsopt.core.solvers import BACKEND_REGISTRY
+
+    with BACKEND_REGISTRY.scoped() as registry:
+        yield registry

@@ -52,8 +52,8 @@ def study(tmp_path_factory):
     """`fsopt bench --quick` on spiral with the run-time backend and LBFGSB (and the reference)."""
     out = tmp_path_factory.mktemp("claims")
     printed = io.StringIO()
-    with pytest.MonkeyPatch.context() as mp, contextlib.redirect_stdout(printed):
-        mp.setitem(solvers._BACKENDS, "OFF_LBFGSB", OffByPointTwoPercent())
+    with solvers.BACKEND_REGISTRY.scoped() as registry, contextlib.redirect_stdout(printed):
+        registry.register("OFF_LBFGSB", OffByPointTwoPercent())
         assert main(["bench", "--quick", "--problem", "spiral", "--solver", "OFF_LBFGSB", "LBFGSB",
                      "--out", str(out), "--quiet"]) == 0
         frame = pd.read_parquet(out / "results.parquet")
@@ -123,8 +123,8 @@ def lp9(beta, seed=0, M=30, alpha=4):
     return sub
 
 
-def test_a_planted_wrong_infeasible_is_caught(monkeypatch):
-    monkeypatch.setitem(solvers._BACKENDS, "SAYS_INFEASIBLE", SaysInfeasible())
+def test_a_planted_wrong_infeasible_is_caught(backend_registry):
+    backend_registry.register("SAYS_INFEASIBLE", SaysInfeasible())
     with pytest.raises(SolverFailed) as feasible:
         lp9(0.5).solve("SAYS_INFEASIBLE", refine=False)
     record = feasible.value.attempts[-1]
@@ -137,8 +137,8 @@ def test_a_planted_wrong_infeasible_is_caught(monkeypatch):
     assert record.certificate["residual"] < 1e-9
 
 
-def test_the_planted_wrong_infeasible_is_a_rejected_claim_in_bench(monkeypatch):
-    monkeypatch.setitem(solvers._BACKENDS, "SAYS_INFEASIBLE", SaysInfeasible())
+def test_the_planted_wrong_infeasible_is_a_rejected_claim_in_bench(backend_registry):
+    backend_registry.register("SAYS_INFEASIBLE", SaysInfeasible())
     cell = bench.Cell("lfs_synthetic", "lfs_epsilon_constraint", 50, "SAYS_INFEASIBLE")
     row, = bench._solve_cell(cell)
     assert row["claim"] == "infeasible" and not row["claim_confirmed"]

@@ -15,7 +15,6 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from fsopt.core import solvers
 from fsopt.logo.gradient_path import GradientPath
 from fsopt.tools import bench
 from fsopt.tools.study_folder import StudyFolder
@@ -142,15 +141,15 @@ class Unpicklable(GradientPath):
         self.hook = lambda: None  # a lambda cannot be pickled
 
 
-def test_a_backend_registered_at_run_time_solves_in_the_workers(tmp_path, monkeypatch):
-    monkeypatch.setitem(solvers._BACKENDS, "RUNTIME_GRADIENT", RunTimeGradient())
+def test_a_backend_registered_at_run_time_solves_in_the_workers(tmp_path, backend_registry):
+    backend_registry.register("RUNTIME_GRADIENT", RunTimeGradient())
     frame = bench.run(out=tmp_path, solvers=["RUNTIME_GRADIENT"], **QUICK)
     mine = frame[(frame["solver"] == "RUNTIME_GRADIENT") & (frame["budget"] == "default")]
     assert len(mine) == 2 and mine["solved"].all() and mine["error_to_reference"].max() < 1e-6
 
 
-def test_a_backend_that_cannot_be_sent_is_a_clear_error_before_any_work(tmp_path, monkeypatch):
-    monkeypatch.setitem(solvers._BACKENDS, "UNPICKLABLE_GRADIENT", Unpicklable())
+def test_a_backend_that_cannot_be_sent_is_a_clear_error_before_any_work(tmp_path, backend_registry):
+    backend_registry.register("UNPICKLABLE_GRADIENT", Unpicklable())
     with pytest.raises(ValueError, match="cannot send backend UNPICKLABLE_GRADIENT to its worker "
                                          "processes .*define it at the top level of an importable module"):
         bench.run(out=tmp_path, solvers=["UNPICKLABLE_GRADIENT"], **QUICK)

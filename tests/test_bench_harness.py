@@ -42,8 +42,8 @@ def _cells(names):
     return [c for c in cells if c.solver in names and c.size == 20]
 
 
-def test_one_worker_runs_every_pair_and_a_dead_one_is_replaced(monkeypatch):
-    monkeypatch.setitem(solvers._BACKENDS, "CRASHING_GRADIENT", CrashingGradient())
+def test_one_worker_runs_every_pair_and_a_dead_one_is_replaced(monkeypatch, backend_registry):
+    backend_registry.register("CRASHING_GRADIENT", CrashingGradient())
     good, crash = _cells(["GRADIENT"]), _cells(["CRASHING_GRADIENT"])
     with WorkerPool(1, timeout=300) as pool:
         rows = [e.rows for e in pool.run(good + crash + good) if e.rows is not None]

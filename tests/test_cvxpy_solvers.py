@@ -63,11 +63,11 @@ class ClarabelWithoutOptimal(cvxpy_solvers.Clarabel):
         return super().translate(**options)
 
 
-def test_a_status_outside_the_map_is_a_failed_solve_naming_it(monkeypatch):
+def test_a_status_outside_the_map_is_a_failed_solve_naming_it(monkeypatch, backend_registry):
     import cvxpy as cp
 
     planted = ClarabelWithoutOptimal()
-    monkeypatch.setitem(solvers._BACKENDS, planted.name, planted)
+    backend_registry.register(planted.name, planted)
     real = cp.Problem.solve
     monkeypatch.setattr(cp.Problem, "solve", lambda self, *a, solver=None, **k: real(
         self, *a, solver="CLARABEL" if solver == planted.name else solver, **k))

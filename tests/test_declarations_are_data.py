@@ -105,14 +105,15 @@ def test_an_importable_hook_outside_the_registry_runs_nothing(planted, tmp_path)
     assert not marker.exists()
 
 
-def test_a_generator_registered_by_code_is_found(planted, monkeypatch):
+def test_a_generator_registered_by_code_is_found(planted):
     from fsopt.datasets.spiral import make_spiral
 
     marker, problems = planted
-    monkeypatch.setitem(plugins._REGISTERED[plugins.GENERATORS], "my_spiral", make_spiral)
-    (problems / "mine.toml").write_text('method = "logo"\n[data]\ngenerator = "my_spiral"\n'
-                                        '[data.params]\nn_per_class = 15\n')
-    X, y = get_problem("mine").load(random_state=0)
+    with plugins.REGISTRIES[plugins.GENERATORS].scoped() as generators:
+        generators.register("my_spiral", make_spiral)
+        (problems / "mine.toml").write_text('method = "logo"\n[data]\ngenerator = "my_spiral"\n'
+                                            '[data.params]\nn_per_class = 15\n')
+        X, y = get_problem("mine").load(random_state=0)
     assert X.shape == (30, 2) and not marker.exists()
 
 

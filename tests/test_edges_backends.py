@@ -12,7 +12,6 @@ import pytest
 
 from fsopt import (LFS, LOGO, NMMKL, BackendFailureWarning, GarroteLogistic, SolverFailed, SolverWarning,
                    Subproblem)
-from fsopt.core import solvers
 from fsopt.core import status as st
 from fsopt.core.solvers import NativeBackend, backends
 from fsopt.datasets import standardize
@@ -141,13 +140,10 @@ def reference(stage):
 
 
 @pytest.fixture
-def register(monkeypatch):
+def register(backend_registry):
     """Register a backend for this test only."""
-    backends()  # the registry is complete before the test adds to it
-
     def add(backend):
-        monkeypatch.setitem(solvers._BACKENDS, backend.name, backend)
-        return backend.name
+        return backend_registry.register(backend.name, backend).name
     return add
 
 

@@ -50,9 +50,9 @@ pytestmark = pytest.mark.filterwarnings("ignore:invalid value encountered:Runtim
 
 
 @pytest.fixture
-def plant(monkeypatch):
+def plant(backend_registry):
     def planted(answer):
-        monkeypatch.setitem(solvers._BACKENDS, "LBFGSB", PlantedLBFGSB(answer))
+        backend_registry.register("LBFGSB", PlantedLBFGSB(answer))
     return planted
 
 
@@ -142,8 +142,8 @@ def test_logo_fits_unscaled_real_data_with_lbfgsbs_own_answers(sigma):
 def test_the_wdbc_subset_reproduces_the_old_rejection():
     """The subset is a test of the fix: the old LBFGSB (planted back) is rejected there."""
     X, y = wdbc_subset()
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setitem(solvers._BACKENDS, "LBFGSB", PlantedLBFGSB("unscaled"))
+    with solvers.BACKEND_REGISTRY.scoped() as registry:
+        registry.register("LBFGSB", PlantedLBFGSB("unscaled"))
         with pytest.raises(SolverFailed, match=r"solver LBFGSB ended with status 'rejected_certificate'"):
             LOGO(sigma=10.0, solver="LBFGSB").fit(X, y)
 
@@ -210,14 +210,14 @@ def test_auto_escalates_where_no_native_solver_reaches_the_certificate():
     assert [a.solver for a in record.attempts] == ["LBFGSB", "PROXGRAD"]
 
 
-def test_nmmkl_auto_escalates_and_an_explicit_solver_stays_strict(monkeypatch):
+def test_nmmkl_auto_escalates_and_an_explicit_solver_stays_strict(backend_registry):
     class OneIteration(type(solvers.backends()["CLARABEL"])):
         def translate(self, tol=None, max_iter=None, verbose=False, **extra):
             return super().translate(tol=tol, max_iter=1, verbose=verbose, **extra)
 
     X, y = make_nmmkl_toy(n_samples=120, random_state=0)
     X = standardize(X)
-    monkeypatch.setitem(solvers._BACKENDS, "CLARABEL", OneIteration())
+    backend_registry.register("CLARABEL", OneIteration())
     est = NMMKL(n_features=1, C=0.03).fit(X, y)
     assert est.solvers_[:2] == ["CLARABEL", "ECOS"] and est.records_[0].solver == "ECOS"
     assert "0 of 1 solves were CLARABEL's own certified answers, 1 from the ECOS fallback; " \

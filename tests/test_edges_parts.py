@@ -12,7 +12,6 @@ from scipy.optimize import linprog
 from fsopt import (LOGO, HingeMarginLoss, LogisticMarginLoss, MarginGarrote, MarginLoss, NativeBackend,
                    NonnegElasticNet, NonnegGroupL1, NonnegL1, NonnegL1Ball, Penalty, SolverFailed,
                    SquaredHingeMarginLoss)
-from fsopt.core import solvers
 from fsopt.core.parts import derivative_jump, duality_gap, nonsmooth_reason
 from fsopt.core.scaling import unit_scale
 from fsopt.datasets.spiral import make_spiral
@@ -271,10 +270,10 @@ class LinprogHinge(NativeBackend):
 
 
 @pytest.mark.parametrize("bug", [None, "perturbed solution", "dropped constraint", "infeasible solution"])
-def test_the_duality_gap_catches_a_planted_bug(monkeypatch, bug):
+def test_the_duality_gap_catches_a_planted_bug(backend_registry, bug):
     """The same backend, right and with a planted fault: the right answer is certified, each
     fault is rejected by the gap (its claimed dual is the exact LP's, so only the gap can tell)."""
-    monkeypatch.setitem(solvers._BACKENDS, LinprogHinge.name, LinprogHinge(bug))
+    backend_registry.register(LinprogHinge.name, LinprogHinge(bug))
     garrote = MarginGarrote(HingeMarginLoss(), NonnegL1(2.0), Z=margins(seed=4))
     if bug is None:
         assert garrote.solve(LinprogHinge.name).certified
@@ -283,10 +282,10 @@ def test_the_duality_gap_catches_a_planted_bug(monkeypatch, bug):
         garrote.solve(LinprogHinge.name)
 
 
-def test_a_wrong_dual_claim_rejects_a_right_answer_never_the_reverse(monkeypatch):
+def test_a_wrong_dual_claim_rejects_a_right_answer_never_the_reverse(backend_registry):
     """The claim is only where the gap starts: a claim of another problem makes the gap large
     (the answer is rejected, not certified wrongly), and the gap stays a true upper bound."""
-    monkeypatch.setitem(solvers._BACKENDS, LinprogHinge.name, LinprogHinge("dual claim of another problem"))
+    backend_registry.register(LinprogHinge.name, LinprogHinge("dual claim of another problem"))
     Z = margins(seed=4)
     with pytest.raises(SolverFailed):
         MarginGarrote(HingeMarginLoss(), NonnegL1(2.0), Z=Z).solve(LinprogHinge.name)

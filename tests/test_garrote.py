@@ -126,7 +126,7 @@ def test_lbfgsb_warm_start_is_used_and_reaches_the_same_optimum(Z):
 def test_lbfgsb_working_set_is_exact_on_the_full_problem():
     X, y = make_spiral(60, 2500, random_state=4)
     sp = GarroteLogistic(lam=1.0, Z=expected_margins(X, y, np.ones(X.shape[1]), 2.0))
-    from fsopt.logo.lbfgsb import LBFGSB
+    from fsopt.core.lbfgsb import LBFGSB
 
     sol_ws, status, _ = LBFGSB().solve(sp, working_set=True, tol=1e-8)
     ref = sp.solve("clarabel-tight")
@@ -140,7 +140,7 @@ def test_lbfgsb_default_between_500_and_2000_features_is_the_direct_solve(n_feat
     """From 500 features the default solve works on a KKT-checked working set (it used to solve
     1,000–2,000 directly, 10× slower inside a LOGO fit): same optimum as the direct solve and an
     independent conic solver."""
-    from fsopt.logo.lbfgsb import LBFGSB
+    from fsopt.core.lbfgsb import LBFGSB
 
     X, y = make_spiral(50, n_features - 2, turns=1.5, random_state=3)
     sp = GarroteLogistic(lam=1.0, Z=expected_margins(X, y, np.ones(X.shape[1]), 2.0))

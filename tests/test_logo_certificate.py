@@ -9,7 +9,6 @@ import pytest
 from sklearn.exceptions import ConvergenceWarning
 
 from fsopt import LOGO, MarginGarrote, MarginLoss, NativeBackend, NonnegL1, SolverWarning
-from fsopt.core import solvers
 from fsopt.core.composite import proximal_gradient
 from fsopt.core.scaling import unit_scale
 from fsopt.datasets.spiral import make_spiral
@@ -156,8 +155,8 @@ class ClaimsOptimalEarly(NativeBackend):
         return {"w": w}, "optimal", it
 
 
-def test_a_backend_that_claims_optimal_falsely_is_named_and_counted(monkeypatch):
-    monkeypatch.setitem(solvers._BACKENDS, "FISTA_WRONG", ClaimsOptimalEarly())
+def test_a_backend_that_claims_optimal_falsely_is_named_and_counted(backend_registry):
+    backend_registry.register("FISTA_WRONG", ClaimsOptimalEarly())
     X, y = spiral("fermat", J=100)
     with pytest.warns(SolverWarning, match=r"not FISTA_WRONG's own: \d+ came from the native polish"):
         est = LOGO(solver="FISTA_WRONG").fit(X, y)

@@ -139,7 +139,7 @@ def test_native_solvers_match_clarabel_on_the_elastic_net(shape, solver):
 
 def test_lbfgsb_working_set_on_the_elastic_net_matches_the_full_problem():
     sp = GarroteLogistic(Z=margins(40, 300, 4), penalty=NonnegElasticNet(1.0, 0.5))
-    from fsopt.logo.lbfgsb import LBFGSB
+    from fsopt.core.lbfgsb import LBFGSB
 
     sol, status, _ = LBFGSB().solve(sp, working_set=True, tol=1e-8)
     ref = sp.solve("clarabel-tight")

@@ -56,7 +56,7 @@ def _entry_points(monkeypatch, *points):
 
 
 def test_backend_entry_points_register_a_class_and_name_a_broken_plugin(monkeypatch):
-    _entry_points(monkeypatch, ("LBFGSB2", "fsopt.logo.lbfgsb:LBFGSB", plugins.BACKENDS))
+    _entry_points(monkeypatch, ("LBFGSB2", "fsopt.core.lbfgsb:LBFGSB", plugins.BACKENDS))
     registered = []
     monkeypatch.setattr(solvers, "register_backend", registered.append)
     solvers.load_plugin_backends()

@@ -1,11 +1,10 @@
 """A backend or check defined in the user's file is visible from the shell: ``--import MODULE``
 (the current directory first on the import path) and ``--checks FILE`` (its directory on it)."""
 import sys
-from unittest import mock
 
 import pytest
 
-from fsopt.core import checks, plugins, solvers
+from fsopt.core import registry
 from fsopt.tools.cli import build_parser, main
 
 BACKEND = '''
@@ -21,7 +20,7 @@ register_backend(Renamed())
 '''
 
 CHECK = '''
-from fsopt import Margins, check
+from fsopt.verify import Margins, check
 
 from beside import VALUE
 
@@ -41,13 +40,8 @@ def user_session(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(sys, "path", list(sys.path))
     before = set(sys.modules)
-    groups = [mock.patch.dict(d) for d in (solvers._BACKENDS, checks._CHECKS, checks._PROBES, checks._BUGS,
-                                              *plugins._REGISTERED.values())]
-    for group in groups:
-        group.start()
-    yield tmp_path
-    for group in reversed(groups):
-        group.stop()
+    with registry.scoped():
+        yield tmp_path
     for name in set(sys.modules) - before:
         if name in ("my_backend", "beside") or name.startswith("fsopt_checks_"):
             del sys.modules[name]

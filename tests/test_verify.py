@@ -9,7 +9,7 @@ import pytest
 from fsopt.core import solvers
 from fsopt.core.checks import observe_solves
 from fsopt.lfs.lp import EpsilonMax
-from fsopt.logo.lbfgsb import LBFGSB
+from fsopt.core.lbfgsb import LBFGSB
 from fsopt.tools import cli, verify, verify_mutants
 
 CHECKS = sorted(verify.checks())
@@ -108,15 +108,7 @@ class _SortBackend(solvers.NativeBackend):
         return {"f": f}, "optimal", 0
 
 
-@pytest.fixture
-def registry():
-    saved = dict(solvers._BACKENDS)
-    yield
-    solvers._BACKENDS.clear()
-    solvers._BACKENDS.update(saved)
-
-
-def test_solver_registered_at_run_time_is_verified(registry):
+def test_solver_registered_at_run_time_is_verified(backend_registry):
     solvers.register_backend(_SortBackend())
     results = verify.run(quick=True, solver="TINYSORT", names=["LFS TOPK"], echo=None)
     assert [r.check.name for r in results] == ["LFS TOPK (8)"]
@@ -128,17 +120,17 @@ def test_solver_registered_at_run_time_is_verified(registry):
     assert not verify.run(quick=True, solver="TINYSORT", names=["LFS TOPK"], echo=None)[0].outcome.passed
 
 
-def test_a_check_whose_kind_has_no_probe_is_a_clear_error(monkeypatch):
+def test_a_check_whose_kind_has_no_probe_is_a_clear_error():
     """--solver chooses the checks by asking can_solve on each kind's probe instance: a kind without
     one is named (it was a KeyError, as the 'LOGO fit certificate' check's margin_garrote was)."""
-    from fsopt import check
+    from fsopt.verify import check
     from fsopt.core import checks
 
-    monkeypatch.setattr(checks, "_CHECKS", dict(checks._CHECKS))
-    check("USER unprobed", "a claim", kinds=("unprobed_kind",))(lambda quick: None)
-    with pytest.raises(ValueError, match=r"check 'USER unprobed' names the subproblem kind 'unprobed_kind', "
-                                         r"and no probe\('unprobed_kind', factory\) registered"):
-        verify.select(solver="CLARABEL", names=["USER"])
+    with checks.CHECKS.scoped():
+        check("USER unprobed", "a claim", kinds=("unprobed_kind",))(lambda quick: None)
+        with pytest.raises(ValueError, match=r"check 'USER unprobed' names the subproblem kind 'unprobed_kind', "
+                                             r"and no probe\('unprobed_kind', factory\) registered"):
+            verify.select(solver="CLARABEL", names=["USER"])
     assert "LOGO fit certificate" in verify.select(solver="LBFGSB", names=["LOGO fit"])
 
 
@@ -159,7 +151,7 @@ class _SkewedLBFGSB(LBFGSB):
         return {**sol, "w": w}, status, iterations
 
 
-def test_skewed_backend_fails_verify_with_its_rejected_solves_counted(registry, capsys):
+def test_skewed_backend_fails_verify_with_its_rejected_solves_counted(backend_registry, capsys):
     """The acceptance test of `verify --solver`: NAME's own answers are judged (no refinement), each
     rejected certificate fails its check and is counted; the honest backend passes."""
     solvers.register_backend(_SkewedLBFGSB())
@@ -178,7 +170,7 @@ def test_skewed_backend_fails_verify_with_its_rejected_solves_counted(registry, 
     assert f"LBFGSB's claims: {certified} of {certified} confirmed by the NumPy certificates (100%" in out
 
 
-def test_refine_restores_the_policy_and_names_the_repaired_answers(registry):
+def test_refine_restores_the_policy_and_names_the_repaired_answers(backend_registry):
     solvers.register_backend(_SkewedLBFGSB())
     res = verify.run(quick=True, names=["LOGO Thm 1"], solver="SKEWED", refine=True, echo=None)[0]
     counts = verify.solves_of(res, "SKEWED")
@@ -189,7 +181,7 @@ def test_refine_restores_the_policy_and_names_the_repaired_answers(registry):
 
 USER_CHECKS = '''
 import numpy as np
-from fsopt.core.checks import Margins, check, patch, planted_bug
+from fsopt.verify import Margins, check, patch, planted_bug
 import fsopt.lfs.weights as weights
 
 @check("USER costs (5)", "the cost vectors a, b of (5) are nonnegative")

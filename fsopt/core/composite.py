@@ -12,7 +12,7 @@ import numpy as np
 from . import status as st
 from .lbfgsb_routine import minimize_on_box
 from .parts import PENALTY_NEEDS, SMOOTH_NEEDS, missing_parts, undeclared
-from .solvers import NativeBackend, register_backend
+from .solvers import NativeBackend
 
 BOX_PENALTY_NEEDS = ("value", "gradient", "box")  # g differentiable on C, and C a box
 
@@ -130,5 +130,3 @@ def refusal(solver, subproblem, needs) -> str:
                 f"{solver} needs its gradient: use PROXGRAD (it reads the prox) or a conic solver")
     return ""
 
-
-register_backend(ProximalGradient())

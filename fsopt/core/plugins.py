@@ -5,9 +5,9 @@ A package extends fsopt, with no change to fsopt, by declaring entry points in i
 
     [project.entry-points."fsopt.backends"]    # a Backend subclass (or instance) to register
     PNEWTON = "my_plugin.backend:ProjectedNewton"
-    [project.entry-points."fsopt.methods"]     # a method package, laid out like fsopt/logo/:
+    [project.entry-points."fsopt.methods"]     # a method package, laid out like fsopt's own:
     mymethod = "my_plugin.mymethod"            #   cli.py (fsopt run), bench.py, checks.py
-    [project.entry-points."fsopt.checks"]      # a module whose @fsopt.check functions
+    [project.entry-points."fsopt.checks"]      # a module whose @fsopt.verify.check functions
     my_plugin = "my_plugin.checks"             #   join fsopt verify
     [project.entry-points."fsopt.problems"]    # a package holding problem *.toml files
     my_plugin = "my_plugin.problems"
@@ -34,15 +34,23 @@ import importlib.resources
 import importlib.util
 from pathlib import Path
 
+from .. import builtin_plugins
+from .registry import Registry
+
 BACKENDS, METHODS, CHECKS, PROBLEMS = "fsopt.backends", "fsopt.methods", "fsopt.checks", "fsopt.problems"
 GENERATORS, BENCH_HOOKS = "fsopt.generators", "fsopt.bench_hooks"
 SUBPROBLEMS = "fsopt.subproblems"  # factories(X, y, **params) -> Subproblem a problem's [params] may name
-_REGISTERED = {GENERATORS: {}, BENCH_HOOKS: {}, SUBPROBLEMS: {}}  # filled by code only (register)
+REGISTRIES = {group: Registry(group) for group in (GENERATORS, BENCH_HOOKS, SUBPROBLEMS)}  # filled by code (register)
 
 
 def entry_points(group: str) -> list:
-    """The installed entry points of ``group``, sorted by name."""
-    return sorted(importlib.metadata.entry_points(group=group), key=lambda ep: ep.name)
+    """The entry points of ``group``, sorted by name: the installed ones, and fsopt's own
+    (:mod:`fsopt.builtin_plugins`) where the installed metadata of fsopt lacks them."""
+    installed = list(importlib.metadata.entry_points(group=group))
+    have = {ep.name for ep in installed if distribution(ep) == "fsopt"}
+    own = [importlib.metadata.EntryPoint(name, value, group)
+           for name, value in builtin_plugins.ENTRY_POINTS.get(group, {}).items() if name not in have]
+    return sorted(installed + own, key=lambda ep: ep.name)
 
 
 def load(ep):
@@ -51,20 +59,23 @@ def load(ep):
         return ep.load()
     except Exception as exc:  # noqa: BLE001 - a broken plugin is named, whatever broke it
         raise ValueError(f"fsopt plugin {ep.name!r} = {ep.value!r} (group {ep.group}, distribution "
-                         f"{_distribution(ep)}) cannot be loaded: {type(exc).__name__}: {exc}") from exc
+                         f"{distribution(ep)}) cannot be loaded: {type(exc).__name__}: {exc}") from exc
 
 
 def method_packages() -> dict[str, str]:
     """{method name: package} from the ``fsopt.methods`` entry points: fsopt's own methods are
     declared there too (its ``pyproject.toml``), and a plugin cannot replace one of them."""
     found = {}
-    for ep in sorted(entry_points(METHODS), key=lambda ep: _distribution(ep) != "fsopt"):
+    for ep in sorted(entry_points(METHODS), key=lambda ep: distribution(ep) != "fsopt"):
         found.setdefault(ep.name, ep.value.partition(":")[0])
     return found
 
 
-def _distribution(ep) -> str:
-    return getattr(ep.dist, "name", "?") if getattr(ep, "dist", None) else "?"
+def distribution(ep) -> str:
+    """The name of the distribution declaring ``ep`` ("fsopt" for fsopt's own), or "?"."""
+    if getattr(ep, "dist", None):
+        return getattr(ep.dist, "name", "?")
+    return "fsopt" if builtin_plugins.ENTRY_POINTS.get(ep.group, {}).get(ep.name) == ep.value else "?"
 
 
 def method_module(method: str, part: str):
@@ -101,18 +112,17 @@ def load_checks():
 def register(group: str, name: str, func):
     """Let problem files name ``func`` as ``name`` in ``group`` (:data:`GENERATORS`,
     :data:`BENCH_HOOKS` or :data:`SUBPROBLEMS`); returns ``func`` (usable as a decorator's body)."""
-    if group not in _REGISTERED:
-        raise ValueError(f"unknown group {group!r}; one of {', '.join(sorted(_REGISTERED))}")
+    if group not in REGISTRIES:
+        raise ValueError(f"unknown group {group!r}; one of {', '.join(sorted(REGISTRIES))}")
     if not isinstance(name, str) or not name or not callable(func):
         raise TypeError(f"register({group!r}, name, func) needs a non-empty name and a callable; "
                         f"got {name!r}, {type(func).__name__}")
-    _REGISTERED[group][name] = func
-    return func
+    return REGISTRIES[group].register(name, func)
 
 
 def registered(group: str) -> dict:
     """{name: callable} registered by code in ``group`` (not the entry points)."""
-    return dict(_REGISTERED[group])
+    return REGISTRIES[group].items()
 
 
 def named(group: str, name, where: str):
@@ -121,12 +131,12 @@ def named(group: str, name, where: str):
     what is registered otherwise.  Nothing else is ever imported."""
     if not isinstance(name, str):
         raise ValueError(f"{where}: must be a string naming a registered callable; got {name!r}")
-    if name in _REGISTERED[group]:
-        return _REGISTERED[group][name]
+    if name in REGISTRIES[group]:
+        return REGISTRIES[group][name]
     for ep in entry_points(group):
         if name in (ep.name, ep.value):
             return load(ep)
-    known = sorted(_REGISTERED[group]) + [ep.name for ep in entry_points(group)]
+    known = sorted(REGISTRIES[group]) + [ep.name for ep in entry_points(group)]
     raise ValueError(f"{where}: {name!r} is not a registered {group.split('.')[-1][:-1].replace('_', ' ')}; "
                      f"a problem file names only callables that code registered "
                      f"(fsopt.core.plugins.register) or an installed package declares (entry point "

@@ -32,6 +32,7 @@ from pathlib import Path
 
 from . import plugins
 from . import status as st
+from .registry import Registry
 from .limits import check_count, check_real, load_toml
 from .parts import UnreadablePart, parts_refusal
 
@@ -214,7 +215,7 @@ class NativeBackend(Backend):
         raise NotImplementedError
 
 
-_BACKENDS: dict[str, Backend] = {}
+BACKEND_REGISTRY = Registry("backends", key=str.upper, loader=lambda registry: load_plugin_backends())
 
 
 def register_backend(backend: Backend) -> Backend:
@@ -245,37 +246,20 @@ def register_backend(backend: Backend) -> Backend:
     >>> register_backend(TightClarabel()).name in backends()
     True
     """
-    _BACKENDS[backend.name.upper()] = backend
-    return backend
-
-
-_PLUGINS = {"loaded": False, "lock": threading.Lock()}
-
-
-def _load_plugins():
-    """Register the backends of fsopt's methods and of installed plugins once."""
-    if _PLUGINS["loaded"]:
-        return
-    with _PLUGINS["lock"]:
-        if not _PLUGINS["loaded"]:
-            load_plugin_backends()
-            _PLUGINS["loaded"] = True
+    return BACKEND_REGISTRY.register(backend.name, backend)
 
 
 def load_plugin_backends():
-    """Register fsopt's cvxpy backends (:mod:`fsopt.core.cvxpy_solvers`), the native backends of
-    fsopt's own methods (their packages register them on import, which ``import fsopt`` does not
-    do) and every ``fsopt.backends`` entry point: a Backend subclass (instantiated), an instance,
-    or a module that registers its backends on import; a broken one is a ValueError naming the
-    plugin."""
+    """Register fsopt's cvxpy backends (:mod:`fsopt.core.cvxpy_solvers`), then every
+    ``fsopt.backends`` entry point, fsopt's own native backends first (declared there like a
+    plugin's: :mod:`fsopt.builtin_plugins`), so that a plugin's backend of the same name replaces
+    fsopt's: a Backend subclass (instantiated), an instance, or a module that registers its
+    backends on import; a broken one is a ValueError naming the plugin."""
     from .cvxpy_solvers import BACKENDS  # they subclass Backend, defined here
 
     for cls in BACKENDS:
         register_backend(cls())
-    for package in plugins.method_packages().values():
-        if package.startswith("fsopt."):
-            importlib.import_module(package)
-    for ep in plugins.entry_points(plugins.BACKENDS):
+    for ep in sorted(plugins.entry_points(plugins.BACKENDS), key=lambda ep: plugins.distribution(ep) != "fsopt"):
         _register_plugin(ep, plugins.load(ep))
 
 
@@ -293,13 +277,11 @@ def _register_plugin(ep, obj):
 
 def backends() -> dict[str, Backend]:
     """All registered backends (fsopt's and plugins'), installed or not, by upper-case name."""
-    _load_plugins()
-    return dict(_BACKENDS)
+    return BACKEND_REGISTRY.items()
 
 
 def installed_backends() -> list[str]:
-    _load_plugins()
-    return [name for name, b in _BACKENDS.items() if b.installed()]
+    return [name for name, b in BACKEND_REGISTRY.items().items() if b.installed()]
 
 
 @dataclass(frozen=True)
@@ -363,14 +345,13 @@ def _check_profile(spec, path) -> Profile:
     prof = Profile(name=spec.get("name", path.stem), backend=spec["backend"].upper(),
                    options=dict(spec.get("options", {})), description=spec.get("description", ""),
                    path=str(path), quick=spec.get("quick", True))
-    _load_plugins()
-    if prof.name.upper() in _BACKENDS:
+    if prof.name.upper() in BACKEND_REGISTRY:
         raise ValueError(f"{where}: name {prof.name!r} is the name of backend {prof.name.upper()}, "
                          f"which always wins; give the profile another name")
-    if prof.backend not in _BACKENDS:
+    if prof.backend not in BACKEND_REGISTRY:
         raise ValueError(f"{where}: backend = {spec['backend']!r} names an unknown backend "
-                         f"{prof.backend!r}; registered: {', '.join(sorted(_BACKENDS))}")
-    backend = _BACKENDS[prof.backend]
+                         f"{prof.backend!r}; registered: {', '.join(sorted(BACKEND_REGISTRY))}")
+    backend = BACKEND_REGISTRY[prof.backend]
     if backend.installed():
         try:
             backend.check_options(prof.options)
@@ -454,10 +435,9 @@ def resolve_solver(name, subproblem=None, solver_options=None, *, probed=PROBED)
     at what point it runs (e.g. on a fresh subproblem that holds no data yet)."""
     if not isinstance(name, str):
         raise TypeError(f"solver must be a string naming a backend or profile; got {type(name).__name__}")
-    _load_plugins()
     opts = {}
     key = name.upper()
-    if key not in _BACKENDS:
+    if key not in BACKEND_REGISTRY:
         prof = profiles().get(name.lower())
         if prof is None:
             raise ValueError(
@@ -465,9 +445,9 @@ def resolve_solver(name, subproblem=None, solver_options=None, *, probed=PROBED)
                 f" (profiles: {', '.join(sorted(profiles())) or 'none'})"
             )
         key, opts = prof.backend, dict(prof.options)
-        if key not in _BACKENDS:
+        if key not in BACKEND_REGISTRY:
             raise ValueError(f"solver profile {prof.name!r} ({prof.path}) names unknown backend {key!r}")
-    backend = _BACKENDS[key]
+    backend = BACKEND_REGISTRY[key]
     reason = backend.unavailable_reason()
     if reason:
         raise ValueError(
@@ -520,12 +500,11 @@ def builtin_chain(subproblem, solver_options=None, *, probed=PROBED) -> list[Res
     chain : list of ResolvedSolver
         At least one; ValueError when no built-in backend can solve ``subproblem``.
     """
-    _load_plugins()
     _check_is_dict(solver_options)
     options = dict(solver_options or {})
-    capable = [_BACKENDS[name] for name in ESCALATION_ORDER
-               if name in _BACKENDS and not _BACKENDS[name].unavailable_reason()
-               and _suggestable(_BACKENDS[name], subproblem)]
+    capable = [BACKEND_REGISTRY[name] for name in ESCALATION_ORDER
+               if name in BACKEND_REGISTRY and not BACKEND_REGISTRY[name].unavailable_reason()
+               and _suggestable(BACKEND_REGISTRY[name], subproblem)]
     if not capable:
         usable = _usable_for(subproblem)
         raise ValueError(f"no built-in solver can solve {subproblem.describe()}{_refusals(subproblem)}"
@@ -607,7 +586,7 @@ def _refusals(subproblem) -> str:
     backends grouped by reason (a backend for another form is left out)."""
     by_reason = {}
     for name in ESCALATION_ORDER:
-        backend = _BACKENDS.get(name)
+        backend = BACKEND_REGISTRY.get(name)
         if backend is None or backend.unavailable_reason():
             continue
         try:
@@ -625,7 +604,7 @@ def _refusals(subproblem) -> str:
 def _usable_for(subproblem) -> list[str]:
     """The installed backends to suggest for ``subproblem``; one that cannot tell (a part it reads
     raised: :func:`_check_capable` reports that when it is chosen) is not suggested."""
-    names = [n for n in installed_backends() if subproblem is None or _suggestable(_BACKENDS[n], subproblem)]
+    names = [n for n in installed_backends() if subproblem is None or _suggestable(BACKEND_REGISTRY[n], subproblem)]
     return names or ["none"]
 
 

@@ -1,5 +1,4 @@
 """LFS: local feature selection with per-sample epsilon-constraint LPs (Armanfard et al., TPAMI 2016)."""
-from . import backends  # noqa: F401  (registers the HIGHSPY and TOPK backends)
 from .estimator import LFS
 from .lp import EpsilonConstraint, EpsilonMax, epsilon_max_closed_form
 from .method import LFSConfig, LFSFixedPoint, LFSResult, PointResult, resolve_solvers

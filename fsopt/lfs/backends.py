@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core import status as st
-from ..core.solvers import NativeBackend, check_highs_options, quiet_highs, register_backend
+from ..core.solvers import NativeBackend, check_highs_options, quiet_highs
 from .box_lp import MAX_NEWTON, Infeasible, TwoRowDual, solve_one_row
 
 
@@ -199,7 +199,3 @@ class TopK(NativeBackend):
         f = np.zeros(b.size)
         f[np.argpartition(b, b.size - alpha)[b.size - alpha:]] = 1.0
         return {getattr(subproblem, "lp_variable", "x"): f}, "optimal", 0
-
-
-for _backend in (BoxDual(), HighsDirect(), TopK()):
-    register_backend(_backend)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.checks import blind_certificate, patch, planted_bug, wrap_backend
+from ..verify import blind_certificate, patch, planted_bug, wrap_backend
 from . import rounding, weights
 from .lp import EpsilonConstraint, EpsilonMax
 

@@ -26,7 +26,7 @@ from ..datasets import standardize
 from ..datasets.lfs_synthetic import make_lfs_synthetic
 from ..core.exceptions import SolverFailed
 from ..core.solvers import resolve_solver
-from ..core.checks import Margins, check, draws, log_uniform, probe
+from ..verify import Margins, check, draws, log_uniform, probe
 from . import rounding, weights
 from .estimator import LFS
 from .lp import EpsilonConstraint, EpsilonMax

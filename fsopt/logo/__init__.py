@@ -1,5 +1,4 @@
 """LOGO: local-learning-based feature selection (Sun, Todorovic, Goodison, TPAMI 2010)."""
-from . import gradient_path, lbfgsb  # noqa: F401  (register the GRADIENT and LBFGSB backends)
 from .estimator import LOGO
 from .garrote import GarroteLogistic, MarginGarrote
 from .gradient_path import gradient_path as solve_gradient_path

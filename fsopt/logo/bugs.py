@@ -12,7 +12,7 @@ import numpy as np
 from scipy.special import expit
 
 from ..core import acceleration, blocks, solvers
-from ..core.checks import blind_certificate, patch, planted_bug, wrap_backend
+from ..verify import blind_certificate, patch, planted_bug, wrap_backend
 from . import estimator, margins
 from .garrote import GarroteLogistic
 from .method import LogoFixedPoint

@@ -32,7 +32,7 @@ from sklearn.exceptions import ConvergenceWarning
 
 from ..datasets.spiral import make_spiral
 from ..core.solvers import resolve_solver
-from ..core.checks import Margins, check, draws, log_uniform, probe, reference_typical_spread
+from ..verify import Margins, check, draws, log_uniform, probe, reference_typical_spread
 from ..core.parts import MarginLoss, NonnegL1
 from ..core.scaling import unit_scale
 from .estimator import LOGO, PAPER_PRUNE_BELOW

@@ -71,8 +71,8 @@ class LOGO(SelectorMixin, BaseEstimator):
     max_iter : int, default=50
         At most this many outer iterations.
     prune_below : float, None or "auto", default="auto"
-        Elimination threshold (paper: 1e-8).  A weight below it for ``prune_patience``
-        consecutive iterations leaves the working set: the fixed point iterates on the others,
+        Elimination threshold (paper: 1e-8).  A weight below it at an outer iteration leaves
+        the working set: the fixed point iterates on the others,
         in rounds each closed by an exact check of every eliminated feature (one pass of z̄
         over them) when the working set converges, cycles, stalls, converges slowly or has run
         10 iterations; the most violating features come back and the iteration goes on.  Four
@@ -90,8 +90,10 @@ class LOGO(SelectorMixin, BaseEstimator):
         several fixed points, only the paper's path is sure to reach the paper's; the fast path
         can reach another certified one: docs/logo-scale.md).  ``prune_below_`` holds the value
         used.  ``history_[t].data_passes`` holds the passes over X of each iteration.
-    prune_patience : int, default=1
-        Consecutive outer iterations below ``prune_below`` before a feature is eliminated.
+    prune_patience : int, default="deprecated"
+        Deprecated in 0.1.1, removed in 0.2 (no caller set it): a feature is eliminated after
+        one outer iteration below ``prune_below``.  Setting it still works until then, with a
+        FutureWarning.
     threshold : float, default=0.01
         ``get_support`` keeps the features whose weight / max weight exceeds this (paper: 0.01).
     w0 : array-like of shape (n_features,) or None, default=None
@@ -144,6 +146,9 @@ class LOGO(SelectorMixin, BaseEstimator):
     ----------
     weights_ : ndarray of shape (n_features,)
         Learned weights, in the units of X's features; 0 for eliminated features.
+    scores_ : ndarray of shape (n_features,)
+        ``weights_`` divided by their largest (the paper's ranking; ``get_support`` compares
+        it with ``threshold``).
     history_ : list of Iteration
         One :class:`fsopt.core.driver.Iteration` per outer iteration: θ_t, objective, solve
         records, the residual ‖T(w) − w‖/‖T(w)‖, and the features eliminated / re-entered after
@@ -199,7 +204,7 @@ class LOGO(SelectorMixin, BaseEstimator):
         "theta": [Interval(Real, 0, None, closed="left")],
         "max_iter": [Interval(Integral, 1, None, closed="left")],
         "prune_below": [Interval(Real, 0, None, closed="left"), StrOptions({"auto"}), None],
-        "prune_patience": [Interval(Integral, 1, None, closed="left")],
+        "prune_patience": [Interval(Integral, 1, None, closed="left"), StrOptions({"deprecated"})],
         "threshold": [Interval(Real, 0, 1, closed="left")],
         "w0": ["array-like", None],
         "solver_options": [dict, None],
@@ -211,7 +216,7 @@ class LOGO(SelectorMixin, BaseEstimator):
     }
 
     def __init__(self, sigma=2.0, lam=1.0, beta=None, solver="auto", fallback=(),
-                 check_against=None, theta=0.01, max_iter=50, prune_below="auto", prune_patience=1,
+                 check_against=None, theta=0.01, max_iter=50, prune_below="auto", prune_patience="deprecated",
                  threshold=0.01, w0=None, solver_options=None, callback=None, progress=False,
                  subproblem=None, acceleration="auto", working_set=True):
         self.sigma = sigma
@@ -251,22 +256,10 @@ class LOGO(SelectorMixin, BaseEstimator):
             The fitted estimator.
         """
         self._validate_params()
-        if is_blockwise(X) and not sp.issparse(X):  # dask, zarr, h5py: checked block by block
-            check_blockwise(X)
-            y = check_data(np.zeros((X.shape[0], 1)), y, min_per_class=2)[1]
-            self.n_features_in_ = X.shape[1]
-        else:  # dense or CSR/CSC (the statistics read sparse X one column block at a time)
-            X, y = validate_fit(self, X, y, accept_sparse=("csr", "csc"), min_per_class=2)
-        keep = distinct_rows(X, y)  # a row's copy would be its own nearest hit at distance 0
-        self.n_duplicate_rows_ = X.shape[0] - keep.size
-        if self.n_duplicate_rows_:
-            X, y = take_rows(X, keep), y[keep]
-            try:
-                check_labels(y, min_per_class=2)
-            except ValueError as exc:
-                unit_scale(X)  # all columns constant (every row alike): that error names the cause
-                raise ValueError(f"after merging {self.n_duplicate_rows_} identical rows (same features "
-                                 f"and label): {exc}") from None
+        if self.prune_patience != "deprecated":
+            warnings.warn("LOGO's prune_patience is deprecated in 0.1.1 and is removed in 0.2; a feature is "
+                          "eliminated after one outer iteration below prune_below", FutureWarning, stacklevel=2)
+        X, y = self._prepare(X, y)
         subproblem = self._make_subproblem()
         prune_below = self.prune_below
         if prune_below == "auto":  # the fast path where it saves time; the paper's path where it is cheap
@@ -294,7 +287,8 @@ class LOGO(SelectorMixin, BaseEstimator):
         method = LogoFixedPoint(X, y, self.sigma, subproblem, solver, fallback, w0=w0,
                                 check_against=check_against, x_scale=stat_scale,
                                 working_set=self.working_set, screening=screening)
-        active_set = None if prune_below is None else WorkingSet(prune_below, self.prune_patience)
+        patience = 1 if self.prune_patience == "deprecated" else self.prune_patience
+        active_set = None if prune_below is None else WorkingSet(prune_below, patience)
         driver = FixedPointDriver(theta=self.theta, max_iter=self.max_iter, active_set=active_set,
                                   callback=self.callback, progress=self.progress, desc="LOGO",
                                   acceleration=self.acceleration)
@@ -327,6 +321,27 @@ class LOGO(SelectorMixin, BaseEstimator):
             raise TypeError(f"subproblem {type(made).__name__} has no set_margins(Z, columns=None): "
                             f"LOGO gives its subproblem the expected margins z̄")
         return made
+
+    def _prepare(self, X, y):
+        """(X, y) checked, identical rows merged (``n_duplicate_rows_``); X is not copied unless
+        rows are merged."""
+        if is_blockwise(X) and not sp.issparse(X):  # dask, zarr, h5py: checked block by block
+            check_blockwise(X)
+            y = check_data(np.zeros((X.shape[0], 1)), y, min_per_class=2)[1]
+            self.n_features_in_ = X.shape[1]
+        else:  # dense or CSR/CSC (the statistics read sparse X one column block at a time)
+            X, y = validate_fit(self, X, y, accept_sparse=("csr", "csc"), min_per_class=2)
+        keep = distinct_rows(X, y)  # a row's copy would be its own nearest hit at distance 0
+        self.n_duplicate_rows_ = X.shape[0] - keep.size
+        if self.n_duplicate_rows_:
+            X, y = take_rows(X, keep), y[keep]
+            try:
+                check_labels(y, min_per_class=2)
+            except ValueError as exc:
+                unit_scale(X)  # all columns constant (every row alike): that error names the cause
+                raise ValueError(f"after merging {self.n_duplicate_rows_} identical rows (same features "
+                                 f"and label): {exc}") from None
+        return X, y
 
     def _check_w0(self, n_features):
         if self.w0 is None:

@@ -23,7 +23,6 @@ import numpy as np
 
 from ..core.composite import PartsBackend
 from ..core.parts import LogisticMarginLoss, NonnegL1, SMOOTH_NEEDS
-from ..core.solvers import register_backend
 
 PENALTY_NEEDS = ("value", "gradient", "box")
 
@@ -111,5 +110,3 @@ class GradientPath(PartsBackend):
             print(f"gradient path: {status} after {iterations} iterations")
         return {"w": v * v}, status, iterations
 
-
-register_backend(GradientPath())

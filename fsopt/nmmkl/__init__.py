@@ -2,7 +2,6 @@
 
 QCQP dual (8) → LP primal recovery (15) → rounding (Algorithm 1, Theorem 5), with Theorem 6's bound.
 """
-from . import fast, recovery_reduced  # noqa: F401  (register the MKLFAST and MKLLP backends)
 from .estimator import NMMKL
 from .method import NMMKLMethod, NMMKLPass, NMMKLResult, diagnostics
 from .qcqp import MKLDual

@@ -9,7 +9,7 @@ import math
 
 import cvxpy as cp
 
-from ..core.checks import blind_certificate, patch, planted_bug
+from ..verify import blind_certificate, patch, planted_bug
 from . import method
 from .qcqp import MKLDual
 

@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.solvers import resolve_solver
-from ..core.checks import Margins, check, draws, log_uniform, probe, reference_typical_spread
+from ..verify import Margins, check, draws, log_uniform, probe, reference_typical_spread
 from .estimator import NMMKL
 from .qcqp import MKLDual
 from .recovery import PrimalRecoveryLP

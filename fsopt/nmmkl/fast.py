@@ -30,7 +30,7 @@ import numpy as np
 
 from ..core import status as st
 from ..core.exceptions import SolverFailed
-from ..core.solvers import NativeBackend, as_resolved, register_backend
+from ..core.solvers import NativeBackend, as_resolved
 from .qcqp import MKLDual, scale_rows
 
 
@@ -118,5 +118,3 @@ def _top(values, k):
         return np.arange(values.size)
     return np.sort(np.argpartition(-values, k - 1)[:k])
 
-
-register_backend(WorkingSetMKL())

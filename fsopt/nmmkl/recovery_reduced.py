@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core import status as st
-from ..core.solvers import NativeBackend, register_backend
+from ..core.solvers import NativeBackend
 
 _LINPROG_STATUS = {1: st.USER_LIMIT, 2: st.INFEASIBLE, 3: st.UNBOUNDED, 4: st.SOLVER_ERROR}
 
@@ -47,5 +47,3 @@ class ReducedRecoveryLP(NativeBackend):
             return {}, _LINPROG_STATUS.get(res.status, st.SOLVER_ERROR), getattr(res, "nit", None)
         return expand(res.x, res.eqlin.marginals), st.OPTIMAL, int(res.nit)
 
-
-register_backend(ReducedRecoveryLP())

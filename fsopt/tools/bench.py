@@ -127,16 +127,15 @@ class WorkerContext:
 
         if self.backend is not None:
             register_backend(self.backend)
-        for group, funcs in self.named.items():
-            for name, func in funcs.items():
-                plugins.register(group, name, func)
+        for group, state in self.named.items():
+            plugins.REGISTRIES[group].install(state)
 
 
 def _context(solver, allow_hook_files) -> bytes:
     """The pickled :class:`WorkerContext` of a solver's cells; a ValueError saying how to make a
     backend or hook sendable when it cannot be pickled."""
     backend, _ = _backend(solver)
-    named = {g: plugins.registered(g) for g in (plugins.GENERATORS, plugins.BENCH_HOOKS)}
+    named = {g: plugins.REGISTRIES[g].state() for g in (plugins.GENERATORS, plugins.BENCH_HOOKS)}
     sent = [(f"backend {backend.name}", backend, type(backend).__module__)]
     sent += [(f"{g.split('.')[-1][:-1].replace('_', ' ')} {n!r}", f, getattr(f, "__module__", ""))
              for g, funcs in named.items() for n, f in funcs.items()]

@@ -222,8 +222,9 @@ def _protocols() -> str:
     return "protocols:\n" + "\n".join(rows)
 
 
-def _add_bench_parser(sub, fmt):
-    """``fsopt bench``'s options."""
+def _add_bench(sub):
+    """``fsopt bench``."""
+    fmt = _HelpFormatter
     b = sub.add_parser("bench", formatter_class=fmt,
                        help="solver comparison study: problems x solvers x sizes",
                        description="Every benchable problem's subproblems solved by every capable "
@@ -272,6 +273,17 @@ def build_parser(clis=None, command=None) -> argparse.ArgumentParser:
                          "fsopt verify --quick"))
     parser.add_argument("--version", action="version", version=f"fsopt {_fsopt_version()}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    _add_listings(sub)
+    _add_bench(sub)
+    _add_verify(sub, full("verify"))
+    _add_experiment(sub, full("experiment"))
+    _add_run(sub, clis)
+    return parser
+
+
+def _add_listings(sub):
+    """``fsopt solvers`` and ``fsopt problems``."""
+    fmt = _HelpFormatter
     sub.add_parser("solvers", formatter_class=fmt, help="list solver backends, capabilities and profiles",
                    description="Solver backends (installed or not, the cones each solves) and the "
                                "profiles declared in solvers/*.toml.",
@@ -280,7 +292,11 @@ def build_parser(clis=None, command=None) -> argparse.ArgumentParser:
                        description="Problems declared in problems/*.toml (and $FSOPT_PROBLEMS_PATH).",
                        epilog=_examples("fsopt problems --method logo"))
     p.add_argument("--method", default=None, help="only this method's problems")
-    _add_bench_parser(sub, fmt)
+
+
+def _add_verify(sub, full):
+    """``fsopt verify`` (its options only when ``full``: they import numerical code)."""
+    fmt = _HelpFormatter
     v = sub.add_parser("verify", formatter_class=fmt,
                        help="check the papers' theorems numerically (PASS/FAIL, worst slack)",
                        description="Each check measures a paper's claim against an independent "
@@ -288,14 +304,19 @@ def build_parser(clis=None, command=None) -> argparse.ArgumentParser:
                                    "(limit - value)/scale of the closest condition; 1 = measured 0, "
                                    "0 = at the tolerance, < 0 = failed.",
                        epilog=_examples("fsopt verify --quick", "fsopt verify --quick --instances 10 NMMKL"))
-    if full("verify"):
+    if full:
         from .verify import add_arguments as verify_arguments
 
         verify_arguments(v)
+
+
+def _add_experiment(sub, full):
+    """``fsopt experiment`` (the protocols' list only when ``full``)."""
+    fmt = _HelpFormatter
     e = sub.add_parser("experiment", formatter_class=fmt,
                        help="run a paper's protocol on a data set (results.csv + results.md)",
                        description="A paper's evaluation protocol with its baselines on one data set."
-                                   + ("\n\n" + _protocols() if full("experiment") else ""),
+                                   + ("\n\n" + _protocols() if full else ""),
                        epilog=_examples("fsopt experiment nmmkl-uci --data wdbc --quick --out nmmkl-wdbc",
                                         "fsopt experiment --list lfs-table1"))
     e.add_argument("name", choices=["logo-microarray", "logo-uci", "nmmkl-uci", "lfs-table1"], nargs="?",
@@ -326,6 +347,11 @@ def build_parser(clis=None, command=None) -> argparse.ArgumentParser:
                    help="outer splits in parallel (results as a serial run)")
     e.add_argument("--null", type=integer_argument(0, MAX_SPLITS), default=0, metavar="N",
                    help="also run the protocol on N label permutations: each method's chance level")
+
+
+def _add_run(sub, clis):
+    """``fsopt run METHOD`` for every method (the options of the loaded ones' ``cli`` modules)."""
+    fmt = _HelpFormatter
     run = sub.add_parser("run", formatter_class=fmt, help="fit a method on your data or a declared problem",
                          description="Fit one method on a CSV file of your own (--data) or on a "
                                      "declared problem (--problem; see fsopt problems).",
@@ -340,34 +366,38 @@ def build_parser(clis=None, command=None) -> argparse.ArgumentParser:
         summary = (getattr(mod, "__doc__", None) or f"method {name}").splitlines()[0].replace("`", "")
         mp = msub.add_parser(name, formatter_class=fmt, help=summary, description=summary,
                              epilog=_examples(f"fsopt run {name} --data my_data.csv --label class"))
-        source = mp.add_mutually_exclusive_group(required=True)
-        source.add_argument("--data", default=None, metavar="FILE.csv",
-                            help="your data: a CSV file (.csv or .csv.gz) with a header, numeric "
-                                 "feature columns and a class column; z-scored before the fit")
-        source.add_argument("--problem", default=None, help="a name from fsopt problems")
-        mp.add_argument("--label", default=None, metavar="COLUMN",
-                        help="with --data: the class column (default: the column named label)")
-        mp.add_argument("--irrelevant", type=_nonnegative_int, default=None,
-                        help="add this many irrelevant N(0,1) features (default: the problem's)")
-        mp.add_argument("--seed", type=_nonnegative_int, default=None, help="random seed of the data")
-        mp.add_argument("--data-dir", default=None,
-                        help="directory holding data set CSV files (default: $FSOPT_DATA, then the "
-                             "data shipped with fsopt)")
-        mp.add_argument("--solver", default=None,
-                        help="backend or profile (see fsopt solvers; default: the method's)")
-        mp.add_argument("--plot", default=None, metavar="FILE.png", help="save the method's figure")
-        mp.add_argument("--out", default=None, metavar="DIR",
-                        help="keep the result: features.csv and features.json (each feature's name, "
-                             "numbers, selected or not) and run.json (the command, parameters, "
-                             "versions, certificate and who answered)")
-        mp.add_argument("--verbose", action="store_true",
-                        help="also the solvers, the iteration trace, the time split and caveats")
-        mp.add_argument("--quiet", action="store_true",
-                        help="no progress bar (none either when stderr is not a terminal)")
-        add_import_argument(mp)
-        if mod is not None and hasattr(mod, "add_arguments"):
-            mod.add_arguments(mp)
-    return parser
+        _add_run_options(mp, mod)
+
+
+def _add_run_options(mp, mod):
+    """The options of ``fsopt run METHOD``: the common ones, then the method's own (``mod``)."""
+    source = mp.add_mutually_exclusive_group(required=True)
+    source.add_argument("--data", default=None, metavar="FILE.csv",
+                        help="your data: a CSV file (.csv or .csv.gz) with a header, numeric "
+                             "feature columns and a class column; z-scored before the fit")
+    source.add_argument("--problem", default=None, help="a name from fsopt problems")
+    mp.add_argument("--label", default=None, metavar="COLUMN",
+                    help="with --data: the class column (default: the column named label)")
+    mp.add_argument("--irrelevant", type=_nonnegative_int, default=None,
+                    help="add this many irrelevant N(0,1) features (default: the problem's)")
+    mp.add_argument("--seed", type=_nonnegative_int, default=None, help="random seed of the data")
+    mp.add_argument("--data-dir", default=None,
+                    help="directory holding data set CSV files (default: $FSOPT_DATA, then the "
+                         "data shipped with fsopt)")
+    mp.add_argument("--solver", default=None,
+                    help="backend or profile (see fsopt solvers; default: the method's)")
+    mp.add_argument("--plot", default=None, metavar="FILE.png", help="save the method's figure")
+    mp.add_argument("--out", default=None, metavar="DIR",
+                    help="keep the result: features.csv and features.json (each feature's name, "
+                         "numbers, selected or not) and run.json (the command, parameters, "
+                         "versions, certificate and who answered)")
+    mp.add_argument("--verbose", action="store_true",
+                    help="also the solvers, the iteration trace, the time split and caveats")
+    mp.add_argument("--quiet", action="store_true",
+                    help="no progress bar (none either when stderr is not a terminal)")
+    add_import_argument(mp)
+    if mod is not None and hasattr(mod, "add_arguments"):
+        mod.add_arguments(mp)
 
 
 def _command_words(argv):

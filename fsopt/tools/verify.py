@@ -26,11 +26,11 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
 from ..core import status as st
-from ..core.checks import (Check, Outcome, PlantedBug, load_path, observe_solves, planted_bugs, probes,
-                           registered_checks)
+from ..core.checks import Check, PlantedBug, load_path, observe_solves, planted_bugs, probes, registered_checks
 from ..core.plugins import load_checks, method_module, method_packages
 from ..core.solvers import resolve_solver
 from ..core.subproblem import Subproblem
+from ..verify import Outcome
 from .bench_claims import CONFIDENCE, claim_rate
 from .user_modules import add_import_argument
 

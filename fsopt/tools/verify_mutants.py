@@ -1,8 +1,8 @@
-"""``fsopt verify --mutants``: plant each registered bug (:func:`fsopt.core.checks.planted_bug`, in
+"""``fsopt verify --mutants``: plant each registered bug (:func:`fsopt.verify.planted_bug`, in
 ``fsopt/<method>/bugs.py``, a plugin or ``--checks PATH``) and run the checks it names.
 
 A cell is *caught* when the check passes on clean code and fails under the bug.  What caught it:
-``m`` the check's own measurement (a condition of its :class:`~fsopt.core.checks.Margins`), ``c``
+``m`` the check's own measurement (a condition of its :class:`~fsopt.verify.Margins`), ``c``
 the certificate policy (a rejected certificate: ``SolverFailed`` or a rejected solve counted),
 ``e`` another exception the bug caused.  Every solve runs without refinement (see
 :func:`fsopt.tools.verify.raw_solves`), so the policy does not repair the planted bug.  The

@@ -3,7 +3,7 @@ catch it by its own measurement (the subproblem's certificate is blinded or fool
 import numpy as np
 
 from fsopt import GarroteLogistic
-from fsopt import blind_certificate, patch, planted_bug, wrap_backend
+from fsopt.verify import blind_certificate, patch, planted_bug, wrap_backend
 
 from .penalty import AdaptiveL1
 from .subproblem import ReliefUpdate

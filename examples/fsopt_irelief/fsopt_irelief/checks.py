@@ -1,7 +1,8 @@
 """The plugin's claims, checked by ``fsopt verify`` against independent references."""
 import numpy as np
 
-from fsopt import GarroteLogistic, Margins, check, draws, probe
+from fsopt import GarroteLogistic
+from fsopt.verify import Margins, check, draws, probe
 from fsopt.core.solvers import resolve_solver
 from fsopt.datasets.spiral import make_spiral
 from fsopt.logo.margins import expected_margins

@@ -5,7 +5,7 @@ import numpy as np
 from fsopt.datasets.spiral import make_spiral
 from fsopt.logo import GarroteLogistic
 from fsopt.logo.margins import expected_margins
-from fsopt import Outcome, check
+from fsopt.verify import Outcome, check
 
 
 @check("PNEWTON garrote", "projected Newton reaches Clarabel's optimum of LOGO (7) within 30 iterations")

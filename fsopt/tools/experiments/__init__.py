@@ -78,6 +78,44 @@ def permuted_labels(y, n_null, random_state):
             for r in range(n_null)]
 
 
+def _check_arguments(name, n_splits, n_jobs, n_null):
+    if name not in PROTOCOLS:
+        raise ValueError(f"unknown experiment {name!r}; choose one of {', '.join(PROTOCOLS)}")
+    if n_splits is not None and n_splits < 1:
+        raise ValueError(f"n_splits must be >= 1; got {n_splits}")
+    if not isinstance(n_jobs, int) or n_jobs == 0 or n_jobs < -1:
+        raise ValueError(f"n_jobs must be a positive int or -1; got {n_jobs!r}")
+    if not isinstance(n_null, int) or n_null < 0:
+        raise ValueError(f"n_null (--null) must be an int >= 0; got {n_null!r}")
+
+
+def _add_chance_level(rows, protocol, plans, labels, done, source):
+    """Each row's error on the permuted labels (``labels[1:]``), added to ``rows``; returns the note."""
+    n, n_null = len(plans[0].splits), len(plans) - 1
+    null_rows = []
+    for r in range(1, n_null + 1):
+        permuted, _ = protocol.summarize(plans[r], [done[r * n + s] for s in range(n)])
+        null_rows.append(permuted + [majority_row(source, labels[r], plans[r].splits)])
+    add_chance(rows, null_rows)
+    return (f"Permuted labels: the whole protocol run again on {n_null} permutation"
+            f"{'s' * (n_null > 1)} of the labels (seeded), each with its own splits; "
+            "'permuted labels' is the row's error there (the mean over the permutations "
+            "± their standard deviation when more than one): its chance level.")
+
+
+def _caption(rows, quick, comparable, flag_notes):
+    """The table's caption; the paper column withheld where the run is not the paper's protocol."""
+    caption = []
+    if quick:
+        caption.append("Paper column blank: --quick runs fewer splits, smaller grids and fewer features than the "
+                       "paper's protocol, so its figures are not comparable.")
+        withhold_paper(rows, "--quick is not the paper's protocol")
+    elif not comparable:
+        caption.append("Paper column blank: another positive class than the paper's is another task.")
+        withhold_paper(rows, "another positive class than the paper's")
+    return caption + [n for n in flag_notes if n.startswith("Deviation")]
+
+
 def run_experiment(name, data, out, *, quick=False, n_splits=None, random_state=0, progress=True,
                    data_dir=None, label=None, paper_dataset=None, positive_class=None, impute=None,
                    drop_missing=None, n_jobs=1, n_null=0):
@@ -92,14 +130,7 @@ def run_experiment(name, data, out, *, quick=False, n_splits=None, random_state=
     ``n_jobs`` runs outer splits in parallel processes; results are the same as a serial run's.
     Everything is checked before ``out`` is created: a refused run leaves nothing behind.
     """
-    if name not in PROTOCOLS:
-        raise ValueError(f"unknown experiment {name!r}; choose one of {', '.join(PROTOCOLS)}")
-    if n_splits is not None and n_splits < 1:
-        raise ValueError(f"n_splits must be >= 1; got {n_splits}")
-    if not isinstance(n_jobs, int) or n_jobs == 0 or n_jobs < -1:
-        raise ValueError(f"n_jobs must be a positive int or -1; got {n_jobs!r}")
-    if not isinstance(n_null, int) or n_null < 0:
-        raise ValueError(f"n_null (--null) must be an int >= 0; got {n_null!r}")
+    _check_arguments(name, n_splits, n_jobs, n_null)
     protocol = PROTOCOLS[name]
     check_out(out, create=False)
     X, y, source = load_data(data, data_dir, label)
@@ -140,24 +171,8 @@ def run_experiment(name, data, out, *, quick=False, n_splits=None, random_state=
         rows, protocol_notes = protocol.summarize(plan, [done[s] for s in range(n)])
         rows.append(majority_row(source, y, plan.splits))
         if n_null:
-            null_rows = []
-            for r in range(1, n_null + 1):
-                permuted, _ = protocol.summarize(plans[r], [done[r * n + s] for s in range(n)])
-                null_rows.append(permuted + [majority_row(source, labels[r], plans[r].splits)])
-            add_chance(rows, null_rows)
-            protocol_notes.append(f"Permuted labels: the whole protocol run again on {n_null} permutation"
-                                  f"{'s' * (n_null > 1)} of the labels (seeded), each with its own splits; "
-                                  "'permuted labels' is the row's error there (the mean over the permutations "
-                                  "± their standard deviation when more than one): its chance level.")
-        caption = []
-        if quick:
-            caption.append("Paper column blank: --quick runs fewer splits, smaller grids and fewer features than the "
-                           "paper's protocol, so its figures are not comparable.")
-            withhold_paper(rows, "--quick is not the paper's protocol")
-        elif not comparable:
-            caption.append("Paper column blank: another positive class than the paper's is another task.")
-            withhold_paper(rows, "another positive class than the paper's")
-        caption += [n for n in flag_notes if n.startswith("Deviation")]
+            protocol_notes.append(_add_chance_level(rows, protocol, plans, labels, done, source))
+        caption = _caption(rows, quick, comparable, flag_notes)
         resumed = total - len(pending)
         notes += folder.notices + ([f"Resumed: {resumed} of {total} splits read back from {folder.log}."]
                                    if resumed else [])
