@@ -106,6 +106,7 @@ class BoxDual(NativeBackend):
                    "LFS (8)-(9)); the beta sweep reuses earlier solves")
     default_tol = None  # exact: nothing to refine
     tol_meaning = "none: exact breakpoints of the dual (tol is accepted and ignored)"
+    status_map = {status: status for status in (st.OPTIMAL, st.INFEASIBLE, st.USER_LIMIT)}
 
     def supports(self, subproblem):
         rows = getattr(type(subproblem), "lp_rows", None)
@@ -139,7 +140,7 @@ class BoxDual(NativeBackend):
                 x, duals[r] = solve_one_row(cost, rows[r], lo[r], hi[r])
         except Infeasible:
             return {}, st.INFEASIBLE, 1
-        return _solution(subproblem, x, duals), "optimal", 1
+        return _solution(subproblem, x, duals), st.OPTIMAL, 1
 
     @staticmethod
     def _two_rows(subproblem, model, inner, outer, lo, hi, max_iter):
@@ -152,7 +153,7 @@ class BoxDual(NativeBackend):
             return {}, st.INFEASIBLE, model.evaluations - before
         if not converged:
             return {}, st.USER_LIMIT, model.evaluations - before
-        return _solution(subproblem, x, duals), "optimal", model.evaluations - before
+        return _solution(subproblem, x, duals), st.OPTIMAL, model.evaluations - before
 
 
 def _solution(subproblem, x, duals):

@@ -24,6 +24,7 @@ class ReducedRecoveryLP(NativeBackend):
     description = ("NMMKL's recovery LP (15) reduced to its free part (p on the tie block B, theta, one "
                    "slack pair per row: |B| + 1 + 2N columns), dual simplex (HiGHS via SciPy)")
     default_tol = 1e-9
+    status_map = {status: status for status in (st.OPTIMAL, *_LINPROG_STATUS.values())}
     tol_meaning = ("primal and dual feasibility of HiGHS' dual simplex on the reduced LP "
                    "(primal/dual_feasibility_tolerance, at least 1e-10)")
 
