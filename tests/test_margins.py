@@ -113,6 +113,29 @@ def test_a_span_read_in_place_and_any_split_into_tasks_give_the_same_sums_bit_fo
         zbar_products(A, sp.csc_array(X), V, span=(0, 5))
 
 
+def test_one_thread_and_all_threads_give_the_same_statistics_bit_for_bit(rng, monkeypatch):
+    """Small kernels run on one thread (``_SERIAL_PAIRS``: a parallel region's wait would be their
+    whole cost): distances, probabilities, z̄, its products and their float32 estimate are the same,
+    bit for bit, whichever side of the threshold a call falls (what keeps every fit unchanged)."""
+    X = rng.standard_normal((37, 700))
+    y = np.arange(37) % 3
+    w = rng.random(700) * (rng.random(700) < 0.5)
+    V = rng.standard_normal((37, 2))
+
+    def statistics():
+        A = margin_coefficients(X, y, w, 1.7)
+        return (weighted_manhattan(X, w), A, signed_abs_sum(A, X), zbar_products(A, X, V),
+                *zbar_products_estimate(A, X.astype(np.float32), V))
+
+    monkeypatch.setattr(margins, "_SERIAL_PAIRS", 10**12)
+    assert margins._threads(37, 700) == 1
+    serial = statistics()
+    monkeypatch.setattr(margins, "_SERIAL_PAIRS", 0)
+    assert margins._threads(37, 700) == margins.kernel_threads()
+    for one, every in zip(serial, statistics()):
+        np.testing.assert_array_equal(one, every)
+
+
 @pytest.mark.parametrize("kind", ["normal", "offset", "cauchy", "duplicated rows", "tiny", "few rows"])
 def test_the_float32_estimate_of_the_products_is_within_its_bound(rng, kind):
     """zbar_products_estimate: |G − zbar_products| ≤ err on data where float32 loses most (large

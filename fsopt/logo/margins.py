@@ -23,6 +23,18 @@ _Z_WIDEST = 1280  # z̄ and its products: at most this many columns per task (se
 _Z_FEW = 512  # ... and below this many columns, few tasks (z̄: one; its products: one per thread)
 _SINGLE_FLUSH = 8  # float32 products: tiles summed in float32 before they join the float64 sums
 _U32 = 2.0**-24  # float32's unit roundoff
+_SERIAL_PAIRS = 2**23  # sample pairs × columns below which a kernel runs on one thread (see _threads)
+
+
+def _threads(n_samples, columns):
+    """Threads for a kernel over the sample pairs and ``columns`` columns: one below
+    ``_SERIAL_PAIRS`` pair-columns (a few ms on one core), else :func:`kernel_threads`.  A parallel
+    region waits for its threads to be scheduled: on two busy cores (load average 3–5) 12 ms per
+    region for the distances and exponents at N = 300 and 11 columns, 24 ms for z̄, against
+    0.05–0.25 ms on one thread, a fixed cost that made a working-set iteration over a dozen columns
+    cost as much as one over 2,000.  The arithmetic per entry is the same on any number of threads
+    (the tasks' widths do not depend on it), so the results are too."""
+    return 1 if n_samples * (n_samples - 1) // 2 * columns < _SERIAL_PAIRS else kernel_threads()
 
 
 def weighted_manhattan(X, w, out=None):
@@ -34,7 +46,7 @@ def weighted_manhattan(X, w, out=None):
         return weighted_manhattan_blockwise(X, np.asarray(w))
     X = np.ascontiguousarray(X)
     D = np.zeros((X.shape[0], X.shape[0])) if out is None else out
-    numba.set_num_threads(kernel_threads())
+    numba.set_num_threads(_threads(*X.shape))
     _weighted_cityblock(X, np.ascontiguousarray(w, dtype=X.dtype), _BLOCK, D)
     return D
 
@@ -103,7 +115,7 @@ def _row_softmax(D, labels, sigma, hits):
     if np.isinf(sigma):
         _in_set(labels, hits, K)
     else:
-        numba.set_num_threads(kernel_threads())
+        numba.set_num_threads(_threads(D.shape[0], 1))
         _exponents(np.ascontiguousarray(D, dtype=np.float64), labels, float(sigma), hits, K)
         np.exp(K, out=K)
     return np.divide(K, K.sum(axis=1, keepdims=True), out=K)
@@ -162,7 +174,9 @@ def signed_abs_sum(A, X):
     dtype = np.float32 if X.dtype == np.float32 else np.float64
     X = np.ascontiguousarray(X, dtype=dtype)
     numba.set_num_threads(kernel_threads())
-    return _signed_abs_sum(np.ascontiguousarray(A, dtype=dtype), X, _task_width(X.shape[1], few=1))
+    block = _task_width(X.shape[1], few=1)
+    numba.set_num_threads(_threads(*X.shape))
+    return _signed_abs_sum(np.ascontiguousarray(A, dtype=dtype), X, block)
 
 
 def _task_width(J, few):
@@ -280,7 +294,9 @@ def zbar_products(A, X, V, span=None):
     start, stop = (0, X.shape[1]) if span is None else span
     C = np.triu(_pair_coefficients(A, V), 1).astype(dtype)
     numba.set_num_threads(kernel_threads())
-    return _pair_sums(C, X, start, stop, _task_width(stop - start, few=numba.get_num_threads())).T
+    block = _task_width(stop - start, few=numba.get_num_threads())
+    numba.set_num_threads(_threads(X.shape[0], (stop - start) * C.shape[0]))
+    return _pair_sums(C, X, start, stop, block).T
 
 
 def _pair_coefficients(A, V):
@@ -315,10 +331,11 @@ def zbar_products_estimate(A, X32, V, span=None):
     C = _pair_coefficients(A, V)
     R = np.abs(C).sum(axis=2)
     numba.set_num_threads(kernel_threads())
+    block = _task_width(stop - start, few=numba.get_num_threads())
+    numba.set_num_threads(_threads(N, (stop - start) * C.shape[0]))
     with np.errstate(over="ignore"):  # C beyond float32: inf, and err says so below
         C32 = np.triu(C).astype(np.float32)
-    G, B, top_x = _single_pair_sums(C32, R, X32, start, stop, _task_width(stop - start, few=numba.get_num_threads()),
-                                    _SINGLE_FLUSH)
+    G, B, top_x = _single_pair_sums(C32, R, X32, start, stop, block, _SINGLE_FLUSH)
     top_c = float(np.abs(C).max(initial=0.0))
     terms = 16 * _SINGLE_FLUSH + 18
     err = 1.01 * ((terms + 4) * _U32 + N * N * 2.0**-53) * B + N * N * 2.0**-148 * (1.0 + top_c + top_x)
