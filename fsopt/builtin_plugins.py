@@ -12,6 +12,7 @@ ENTRY_POINTS = {
     "fsopt.methods": {"logo": "fsopt.logo", "nmmkl": "fsopt.nmmkl", "lfs": "fsopt.lfs"},
     "fsopt.backends": {
         "BOXLP": "fsopt.lfs.backends:BoxDual",
+        "CVXPY": "fsopt.core.cvxpy_solvers:BACKENDS",
         "GRADIENT": "fsopt.logo.gradient_path:GradientPath",
         "HIGHSPY": "fsopt.lfs.backends:HighsDirect",
         "LBFGSB": "fsopt.core.lbfgsb:LBFGSB",

@@ -127,8 +127,19 @@ class Margins:
         self._add(name, (limit - value) / (scale or 1.0))
 
     def at_least(self, name, value, limit, scale=None):
-        """The condition ``value ≥ limit``; its slack is (value − limit)/scale (the parameters as
-        in :meth:`at_most`, ``limit`` the smallest value that passes)."""
+        """The condition ``value ≥ limit``; its slack is (value − limit)/scale.
+
+        Parameters
+        ----------
+        name : str
+            The condition's name (a condition given twice keeps its smallest slack).
+        value : float
+            The measured value (NaN fails the condition).
+        limit : float
+            The smallest value that passes.
+        scale : float or None, default=None
+            The unit of the slack; None: ``|limit|``.
+        """
         scale = abs(limit) if scale is None else scale
         self._add(name, (value - limit) / (scale or 1.0))
 

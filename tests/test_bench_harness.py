@@ -45,7 +45,7 @@ def _cells(names):
 def test_one_worker_runs_every_pair_and_a_dead_one_is_replaced(monkeypatch, backend_registry):
     backend_registry.register("CRASHING_GRADIENT", CrashingGradient())
     good, crash = _cells(["GRADIENT"]), _cells(["CRASHING_GRADIENT"])
-    with WorkerPool(1, timeout=300) as pool:
+    with WorkerPool(1, timeout=300, job=bench.JOB) as pool:
         rows = [e.rows for e in pool.run(good + crash + good) if e.rows is not None]
         started = pool.started
     first, dead, again = rows

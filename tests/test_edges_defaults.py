@@ -28,7 +28,9 @@ LBFGSB = type(solvers.backends()["LBFGSB"])
 
 
 class PlantedLBFGSB(LBFGSB):
-    """The default backend, planted: each answer fails its certificate in its own way."""
+    """The default backend, planted: each answer fails its certificate in its own way (its
+    failures are statuses it declares: one outside its map is a malformed backend's)."""
+    status_map = {**LBFGSB.status_map, "infeasible": "infeasible", "iteration_limit": "user_limit"}
 
     def __init__(self, answer):
         self.answer = answer

@@ -469,7 +469,7 @@ class COPT(_Licensed):
                        st.INFEASIBLE_OR_UNBOUNDED, st.USER_LIMIT, st.SOLVER_ERROR)
 
 
-# fsopt's cvxpy backends, registered by fsopt.core.solvers
+# fsopt's cvxpy backends, registered as the entry point CVXPY of fsopt.backends (pyproject.toml)
 BACKENDS = (Clarabel, ECOS, SCS, HiGHS, SciPy, GLPK, CVXOPT, CBC, SCIP, GLOP, PDLP, QOCO, OSQP, PIQP,
             PROXQP, DAQP, QPALM, SDPA, Moreau, MPAX, MOSEK, GUROBI, CPLEX, XPRESS, COPT)
 

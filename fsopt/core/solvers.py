@@ -250,20 +250,20 @@ def register_backend(backend: Backend) -> Backend:
 
 
 def load_plugin_backends():
-    """Register fsopt's cvxpy backends (:mod:`fsopt.core.cvxpy_solvers`), then every
-    ``fsopt.backends`` entry point, fsopt's own native backends first (declared there like a
-    plugin's: :mod:`fsopt.builtin_plugins`), so that a plugin's backend of the same name replaces
-    fsopt's: a Backend subclass (instantiated), an instance, or a module that registers its
-    backends on import; a broken one is a ValueError naming the plugin."""
-    from .cvxpy_solvers import BACKENDS  # they subclass Backend, defined here
-
-    for cls in BACKENDS:
-        register_backend(cls())
+    """Register every ``fsopt.backends`` entry point, fsopt's own first (its cvxpy backends,
+    :mod:`fsopt.core.cvxpy_solvers`, and its native ones, declared there like a plugin's:
+    :mod:`fsopt.builtin_plugins`), so that a plugin's backend of the same name replaces fsopt's: a
+    Backend subclass (instantiated), an instance, a sequence of those, or a module that registers
+    its backends on import; a broken one is a ValueError naming the plugin."""
     for ep in sorted(plugins.entry_points(plugins.BACKENDS), key=lambda ep: plugins.distribution(ep) != "fsopt"):
         _register_plugin(ep, plugins.load(ep))
 
 
 def _register_plugin(ep, obj):
+    if isinstance(obj, (list, tuple)):
+        for item in obj:
+            _register_plugin(ep, item)
+        return
     if isinstance(obj, type) and issubclass(obj, Backend):
         obj = obj()
     if isinstance(obj, Backend):
@@ -272,7 +272,7 @@ def _register_plugin(ep, obj):
         register_backend(obj)
     elif not hasattr(obj, "__path__") and not hasattr(obj, "__file__"):
         raise ValueError(f"fsopt plugin {ep.name!r} = {ep.value!r} (group {plugins.BACKENDS}) is "
-                         f"neither a Backend subclass, a Backend instance nor a module")
+                         f"neither a Backend subclass, a Backend instance, a sequence of those nor a module")
 
 
 def backends() -> dict[str, Backend]:

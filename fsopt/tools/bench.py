@@ -58,7 +58,7 @@ from ..core import plugins
 from ..core import status as st
 from ..core.limits import MAX_JOBS
 from . import bench_keys as keys
-from .bench_pool import NOT_RUN, ROW, WARM_UP, WorkerPool, peak_memory, reset_peak_memory, run_cell
+from .bench_pool import NOT_RUN, ROW, WARM_UP, Job, WorkerPool, peak_memory, reset_peak_memory
 from .study_folder import StudyFolder, notice
 
 COLUMNS = ["problem", "kind", "size", "solver", "repetition", "budget", "tol", "max_iter", "status",
@@ -690,7 +690,7 @@ def run(out="bench-results", quick=False, problem_names=None, solvers=None, time
         if dask:  # connected (or a clear error) before the folder is touched
             _dask_client(dask, stack)
         folder = stack.enter_context(_folder(out, identity, grows={"solvers": asked}))
-        pool = None if dask else stack.enter_context(WorkerPool(_workers(n_jobs), timeout)).start()
+        pool = None if dask else stack.enter_context(WorkerPool(_workers(n_jobs), timeout, JOB)).start()
         logged = _index(folder.rows())
         cells, skipped = plan(problem_names, _registered(folder.grown["solvers"]), quick, repeat, allow_hook_files)
         todo, account = _resume(cells, logged, retry, bench_problems)
@@ -940,6 +940,18 @@ def _json_default(value):
         return value.item()
     return str(value)
 
+
+
+JOB = Job(prepare=prepare_worker, cache=InstanceCache, solve=_solve_cell, row=_row)  # a worker's
+
+
+def run_cell(cell, timeout: float) -> list[dict]:
+    """The rows of one cell in a worker of its own (in this process where no child may be
+    started, e.g. a daemonic dask worker)."""
+    if multiprocessing.current_process().daemon:
+        return _solve_cell(cell)
+    with WorkerPool(1, timeout, JOB) as pool:
+        return next(e.rows for e in pool.run([cell]) if e.rows is not None)
 
 __all__ = ["COLUMNS", "Cell", "WorkerContext", "check_main_guard", "check_retry", "check_row", "plan",
            "read_log", "run", "run_cell"]

@@ -46,6 +46,19 @@ class Event:
     warmup_seconds: float = 0.0
 
 
+@dataclass(frozen=True)
+class Job:
+    """What a worker runs, given by the study (:data:`fsopt.tools.bench.JOB`): ``prepare()`` once,
+    ``cache()`` a store of built instances, ``solve(cell, send, cache)`` each pair, and
+    ``row(cell, status, solve, **values)`` the row of a solve that ended in a failure.  Module-level
+    functions, so that the job reaches a worker by reference."""
+
+    prepare: object
+    cache: object
+    solve: object
+    row: object
+
+
 @dataclass
 class _Pair:
     """A pair in progress on a worker: its solves, the rows received, the current deadline."""
@@ -59,10 +72,10 @@ class _Pair:
 
 
 class _Worker:
-    def __init__(self, ctx):
+    def __init__(self, ctx, job):
         self.conn, child = ctx.Pipe()
         env = {k: v for k, v in os.environ.items() if k.startswith("FSOPT_")}  # the fork server's are stale
-        self.process = ctx.Process(target=serve, args=(child, env))
+        self.process = ctx.Process(target=serve, args=(child, env, job))
         self.process.start()
         child.close()
         self.ready = False
@@ -77,8 +90,8 @@ class WorkerPool:
     """Up to ``size`` worker processes running cells (:class:`fsopt.tools.bench.Cell`), each
     solve within ``timeout`` seconds; a context manager that stops (or kills) every worker."""
 
-    def __init__(self, size: int, timeout: float):
-        self.size, self.timeout = int(size), float(timeout)
+    def __init__(self, size: int, timeout: float, job: Job):
+        self.size, self.timeout, self.job = int(size), float(timeout), job
         self.ctx = multiprocessing.get_context("forkserver")
         self.ctx.set_forkserver_preload(["fsopt", "fsopt.tools.bench"])
         self.idle, self.started = [], 0
@@ -140,7 +153,7 @@ class WorkerPool:
         if self.idle:
             return self.idle.pop(0)
         self.started += 1
-        return _Worker(self.ctx)
+        return _Worker(self.ctx, self.job)
 
     def _receive(self, worker, pair) -> Event | None:
         """The event of one message from ``worker`` (None for a message that is no news)."""
@@ -178,13 +191,12 @@ class WorkerPool:
 
     def _ended(self, pair, status, reason, **values) -> Event:
         """The pair ended by a failure: its row for the solve under way, the rest skipped."""
-        from . import bench
-
+        row = self.job.row
         solves = pair.solves
         solve = solves[len(pair.rows)] if pair.warmed and len(pair.rows) < len(solves) else solves[0]
-        rows = pair.rows + [bench._row(pair.cell, status, solve, reason=reason, **values)]
+        rows = pair.rows + [row(pair.cell, status, solve, reason=reason, **values)]
         last = rows[-1]
-        rows += [bench._row(pair.cell, st.SKIPPED, s, reason=f"{NOT_RUN}: the solve before it ({last['budget']}, "
+        rows += [row(pair.cell, st.SKIPPED, s, reason=f"{NOT_RUN}: the solve before it ({last['budget']}, "
                             f"repetition {last['repetition']}) ended in {last['status']}")
                  for s in solves[len(rows):]]
         return Event(pair.cell, finished=len(rows) - len(pair.rows), rows=rows)
@@ -206,18 +218,16 @@ def _startup_failure(exitcode) -> str:
             f"importable there (the worker's traceback is on stderr)")
 
 
-def serve(conn, env):
+def serve(conn, env, job):
     """A worker's life: import once, then run each cell received until None (or the pipe closes).
     Ctrl-C reaches the whole process group: the parent stops the workers (no traceback from each)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     for key in [k for k in os.environ if k.startswith("FSOPT_") and k not in env]:
         del os.environ[key]
     os.environ.update(env)
-    from .bench import InstanceCache, _solve_cell, prepare_worker
-
-    prepare_worker()
+    job.prepare()
     conn.send((READY,))
-    cache = InstanceCache()
+    cache = job.cache()
     while True:
         try:
             cell = conn.recv()
@@ -225,7 +235,7 @@ def serve(conn, env):
             break
         if cell is None:
             break
-        _solve_cell(cell, conn.send, cache)
+        job.solve(cell, conn.send, cache)
         conn.send((DONE,))
 
 
@@ -253,14 +263,3 @@ def peak_memory() -> float:
     import resource
 
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
-
-
-def run_cell(cell, timeout: float) -> list[dict]:
-    """The rows of one cell in a worker of its own (in this process where no child may be
-    started, e.g. a daemonic dask worker)."""
-    if multiprocessing.current_process().daemon:
-        from .bench import _solve_cell
-
-        return _solve_cell(cell)
-    with WorkerPool(1, timeout) as pool:
-        return next(e.rows for e in pool.run([cell]) if e.rows is not None)
