@@ -228,3 +228,34 @@ def test_observed_solves_can_be_recertified():
     for r in records:
         assert r.input.certificate(r.solution)["residual"] == r.certificate["residual"]
     assert records[0].input.Z is not records[-1].input.Z
+
+
+def test_a_check_that_needs_refinement_on_clean_code_still_catches_its_bug():
+    """A check whose clean run fails without refinement (an unrefined answer rejected: SolverFailed)
+    is run, clean and with each bug, with the refinement ``fsopt verify`` uses: its bug is caught
+    by its measurement, not hidden by the clean failure (which left the cell 'not caught')."""
+    import types
+
+    from fsopt.core.checks import BUGS, CHECKS
+    from fsopt.core.exceptions import SolverFailed
+    from fsopt.core.subproblem import Subproblem
+    from fsopt.verify import Margins, check, patch, planted_bug
+
+    box = types.SimpleNamespace(value=lambda: 0.0)
+    with CHECKS.scoped(), BUGS.scoped():
+        @check("NEEDS refinement", "the value is 0")
+        def needs_refinement(quick):
+            if not Subproblem.refine_by_default:
+                raise SolverFailed("toy", "TOY", "rejected_certificate")
+            margins = Margins()
+            margins.at_most("value", box.value(), 1e-9, scale=1.0)
+            return margins.outcome({"value": box.value()}, "")
+
+        @planted_bug("value off by one", catches=("NEEDS refinement",))
+        def off_by_one(stack):
+            patch(stack, box, "value", lambda: 1.0)
+
+        table = verify_mutants.run(quick=True, names=["value off by one"], echo=None)
+    assert table.refined == {"NEEDS refinement"}
+    assert table.cells[("value off by one", "NEEDS refinement")] == verify_mutants.MEASUREMENT
+    assert Subproblem.refine_by_default  # the policy restored

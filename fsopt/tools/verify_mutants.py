@@ -24,6 +24,7 @@ class Table:
     checks: list
     cells: dict = field(default_factory=dict)  # (bug, check) -> MEASUREMENT / CERTIFICATE / ERROR / MISSED
     baseline: dict = field(default_factory=dict)  # check -> clean Result
+    refined: set = field(default_factory=set)  # checks run with refinement (_needs_refinement)
 
     def caught_by(self, bug) -> dict:
         """{check name: how} for the checks that caught ``bug``."""
@@ -58,6 +59,8 @@ class Table:
                      "certificate), e by another exception, . not caught, blank not run")
         unmeasured = [c.name for c in self.checks if not self.measures(c)]
         caught, measured = sum(bool(self.caught_by(b)) for b in self.bugs), sum(map(self.measured, self.bugs))
+        if self.refined:
+            lines.append(f"run with refinement (their clean run fails without it): {', '.join(sorted(self.refined))}")
         lines.append(f"bugs caught: {caught} of {len(self.bugs)} ({measured} by a check's measurement, "
                      f"{caught - measured} by the certificate policy only); checks that catch none by "
                      f"their measurement: {len(unmeasured)}" + (f" ({', '.join(unmeasured)})" if unmeasured else ""))
@@ -91,31 +94,47 @@ def how_caught(res) -> str:
 def run(quick=True, exhaustive=False, names=None, paths=(), baseline=None, echo=print) -> Table:
     """The bugs × checks table: each bug against the checks it names (every check if
     ``exhaustive``); ``baseline``: clean Results to reuse (computed, like every cell, without
-    refinement)."""
+    refinement, but for the checks :func:`_needs_refinement` names)."""
     bugs = select_bugs(names, paths)
     checks = verify.checks(paths)
     wanted = set(checks) if exhaustive else {c for b in bugs for c in b.catches}
     columns = [checks[n] for n in sorted(wanted)]
     table = Table(bugs, columns)
-    with verify.raw_solves():
-        base = {r.check.name: r for r in (baseline or [])}
-        for c in columns:
-            if c.name not in base:
-                base[c.name] = verify.run_check(c, quick, refine=False)
-        table.baseline = base
-        for b in bugs:
-            for c in columns if exhaustive else [checks[n] for n in b.catches]:
-                with b.planted():
-                    res = verify.run_check(c, quick, refine=False)
-                caught = base[c.name].outcome.passed and not res.outcome.passed
-                table.cells[(b.name, c.name)] = how_caught(res) if caught else MISSED
-                if echo:
-                    state = {MEASUREMENT: "caught by its measurement", CERTIFICATE: "caught by the certificate",
-                             ERROR: f"caught ({res.outcome.raised})", MISSED: "not caught"}[table.cells[(b.name, c.name)]]
-                    echo(f"  {b.name} x {c.name}: {state} ({res.seconds:.1f} s; slack "
-                         f"{verify._fmt(res.outcome.slack)}{'; ' + res.outcome.binding if res.outcome.binding else ''})")
+    base = {r.check.name: r for r in (baseline or [])}
+    for c in columns:
+        if c.name not in base:
+            base[c.name] = verify.run_check(c, quick, refine=False)
+    table.refined = _needs_refinement(base, columns, quick, echo)
+    table.baseline = base
+    for b in bugs:
+        for c in columns if exhaustive else [checks[n] for n in b.catches]:
+            with b.planted():
+                res = verify.run_check(c, quick, refine=c.name in table.refined)
+            caught = base[c.name].outcome.passed and not res.outcome.passed
+            table.cells[(b.name, c.name)] = how_caught(res) if caught else MISSED
+            if echo:
+                state = {MEASUREMENT: "caught by its measurement", CERTIFICATE: "caught by the certificate",
+                         ERROR: f"caught ({res.outcome.raised})", MISSED: "not caught"}[table.cells[(b.name, c.name)]]
+                echo(f"  {b.name} x {c.name}: {state} ({res.seconds:.1f} s; slack "
+                     f"{verify._fmt(res.outcome.slack)}{'; ' + res.outcome.binding if res.outcome.binding else ''})")
     return table
 
+
+
+def _needs_refinement(base, columns, quick, echo) -> set:
+    """The checks whose clean run fails only because a solver's unrefined answer was rejected
+    (SolverFailed): run, clean and with each bug, with the certificate policy's refinement (as
+    ``fsopt verify`` runs them), so that a bug they catch is not hidden by the clean failure.  A
+    check's own certificate bugs are then caught only where refinement cannot repair them."""
+    refined = set()
+    for c in columns:
+        if base[c.name].outcome.raised == "SolverFailed":
+            base[c.name] = verify.run_check(c, quick, refine=True)
+            refined.add(c.name)
+            if echo:
+                echo(f"  {c.name}: the clean check needs refinement (a rejected unrefined answer); "
+                     f"its cells are run with it")
+    return refined
 
 
 def report(table) -> str:
