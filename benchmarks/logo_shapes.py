@@ -2,7 +2,7 @@
 
     python benchmarks/logo_shapes.py [--J 2000 8000 20000] [--seeds 3] [--families interaction minority ...]
                                      [--real heart ionosphere sonar] [--noise 2000] [--repeat 1] [--one-core]
-                                     [--fast-budget 4] [--no-resume]
+                                     [--fast-budget 4]
                                      [--out rows.jsonl]
     python benchmarks/logo_shapes.py --table rows.jsonl [more.jsonl ...]
 
@@ -167,8 +167,6 @@ def main(argv=None):
     ap.add_argument("--table", nargs="+", metavar="JSONL", help="print the rows saved by --out and stop")
     ap.add_argument("--fast-budget", type=float, default=None, metavar="B",
                     help="what-if: the working set's allowance in first iterations (FAST_BUDGET, default 4)")
-    ap.add_argument("--no-resume", action="store_true",
-                    help="what-if: the working set never resumes after the plain run stops at max_iter")
     ap.add_argument("--one-core", type=int, nargs="?", const=0, default=None, metavar="K",
                     help="run on the K-th CPU alone (the kernels then use one thread): on a machine shared with "
                          "other busy processes a two-thread kernel waits for both threads at every parallel region")
@@ -185,8 +183,6 @@ def main(argv=None):
 
     if args.fast_budget is not None:
         working_set.FAST_BUDGET = args.fast_budget
-    if args.no_resume:
-        working_set.WorkingSet.may_resume = lambda self: False
 
     t0 = time.perf_counter()
     LOGO().fit(*make_spiral(30, 20, random_state=0))  # compile the kernels outside the timings

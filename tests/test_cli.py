@@ -48,14 +48,14 @@ def test_run_nmmkl_toy_writes_its_figure(tmp_path, capsys):
     assert "selected" in out and plot.stat().st_size > 10_000
 
 
-def test_run_logo_tells_a_restart_and_the_resumed_working_set():
+def test_run_logo_tells_a_restart_and_why():
     from fsopt.core.driver import Iteration
     from fsopt.logo.cli import restart_story
 
     history = [Iteration(t, 1.0, None, 5, 0.0, 0.0) for t in range(1, 6)]
     assert restart_story(history) == ""
-    history[1].restarted = True
-    assert restart_story(history).endswith("restarted as the plain iteration after iteration 2")
-    history[3].resumed = True
-    assert restart_story(history).endswith("after iteration 2; that run stopped at max_iter after iteration 4 "
-                                           "and the working set went on where it had stopped")
+    history[1].restarted, history[1].restart_reason = True, "budget"
+    assert restart_story(history) == ("; the working set spent its budget, so the fit restarted as the plain "
+                                      "iteration after iteration 2")
+    history[1].restart_reason = "went round"
+    assert "the working set went round, so" in restart_story(history)

@@ -84,6 +84,33 @@ def test_without_the_reused_first_iteration_the_hand_over_costs_one_more(monkeyp
     assert work(again) - work(default) == pytest.approx(default.history_[0].work, rel=0.05)
 
 
+def test_the_plain_run_after_a_hand_over_holds_few_columns_and_a_dropped_gradient_is_caught(monkeypatch):
+    """After the hand-over the plain run holds z̄ for the features its last updates weighted (a
+    fraction of J) and gives LBFGSB the others' gradients as products: its iterates are the plain
+    iteration's bit for bit (above).  Planted: the held margins report a zero gradient for every
+    column they do not hold, so no feature outside them can enter: the fit's certificate over all J
+    (its own products) fails, and the answer leaves the plain iteration's."""
+    from fsopt.logo.held_margins import HeldMargins
+
+    X, y = instance("interaction", 0)
+    default, plain = fits(X, y, theta=1e-4, max_iter=60)
+    handed = next(h.iteration for h in default.history_ if h.restarted)
+    assert max(h.n_active for h in default.history_[handed + 1:]) < X.shape[1] // 2
+    gradient = HeldMargins.gradient
+
+    def held_only(self, w):
+        g = gradient(self, w)
+        out = np.ones(g.size, dtype=bool)
+        out[self.held] = False
+        g[out] = 0.0
+        return g
+
+    monkeypatch.setattr(HeldMargins, "gradient", held_only)
+    broken, _ = fits(X, y, theta=1e-4, max_iter=60)
+    assert not broken.certificate_.holds or broken.outcome_ != "converged"
+    assert np.abs(broken.weights_ - plain.weights_).max() > 1e-3 * plain.weights_.max()
+
+
 class Contraction(FixedPointMethod):
     """x ← q·x + 1 (fixed point 1 / (1 − q)): θ_t shrinks by about q per iteration."""
 

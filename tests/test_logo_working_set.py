@@ -123,35 +123,42 @@ def test_a_working_set_that_goes_round_four_times_restarts_and_gives_the_papers_
     """Fermat 1.75 turns, seed 2, 60 points per class, J = 800 (the fast path asked for): left
     alone, its working set goes round nine times and converges to another certified fixed point
     (weights 0.65 × max w from the plain iteration's); at the fourth check that goes round it
-    restarts, and the answer is the plain iteration's to the last digit."""
+    restarts, and the answer is the plain iteration's: the same support, weights within θ of it
+    (the restarted run solves each subproblem over the features it holds, checked over all J, so
+    its iterates are the plain ones to the solver's tolerance, not to the last digit)."""
     X, y = make_spiral(60, 800, turns=1.75, random_state=2, shape="fermat")
     fast = LOGO(theta=1e-3, max_iter=100, prune_below=1e-8).fit(X, y)
     plain = LOGO(theta=1e-3, max_iter=100, working_set=False, prune_below=None).fit(X, y)
     assert sum(h.restarted for h in fast.history_) == 1 and fast.outcome_ == plain.outcome_ == "converged"
-    np.testing.assert_array_equal(fast.weights_, plain.weights_)
+    np.testing.assert_array_equal(fast.get_support(), plain.get_support())
+    assert np.abs(fast.weights_ - plain.weights_).max() <= 1e-3 * plain.weights_.max()
 
 
-def test_a_working_set_past_its_budget_does_not_go_on_after_the_plain_iteration_fails():
+def test_a_working_set_past_its_budget_hands_over_and_max_iter_bounds_the_plain_run():
     """Fermat 1.75 turns, seed 1, J = 2,000, θ = 1e-4: the working set's checks go round and its work
-    passes its budget, so the fit hands over to the plain iteration, which stops at max_iter; the
-    working set, its allowance spent, does not go on (one budget: until this version it did, and
-    converged after 142 iterations in all, 2.2 × the plain iteration's work).  The fit ends as the
-    plain iteration does, bit for bit, at its work plus at most the allowance, and says what it
-    saw and what to try: the plain iteration with averaging converges."""
+    passes its budget, so the fit hands over to the plain iteration, which stops at max_iter, and
+    so does the fit: max_iter bounds the run that answers (until issue 42 the working set then went
+    on, and converged after 142 iterations in all, 2.2 × the plain iteration's work).  The plain
+    run holds z̄ for a few features only (the others' gradients are products) and its iterates are
+    the plain iteration's, bit for bit; the fit's work is at most the plain iteration's plus the
+    allowance; it says what it saw and what to try: the plain iteration with averaging converges."""
     X, y = make_spiral(230, 1998, turns=1.75, random_state=1, shape="fermat")
     with pytest.warns(ConvergenceWarning, match="max_iter"):
         fast = LOGO(theta=1e-4).fit(X, y)
     with pytest.warns(ConvergenceWarning, match="max_iter"):
         plain = LOGO(theta=1e-4, working_set=False, prune_below=None).fit(X, y)
-    assert [h.restart_reason for h in fast.history_ if h.restarted] == ["budget"]
-    assert not any(h.resumed for h in fast.history_)
-    assert fast.outcome_ == plain.outcome_ == "max_iter"
+    handed = [h for h in fast.history_ if h.restarted]
+    assert [h.restart_reason for h in handed] == ["budget"]
+    assert fast.outcome_ == plain.outcome_ == "max_iter" and fast.n_outer_iter_ == plain.n_outer_iter_ == 50
+    after = fast.history_[handed[0].iteration:]  # the plain iteration's, bit for bit, its columns held
+    assert [h.change for h in after] == [h.change for h in plain.history_]
+    assert np.median([h.n_active for h in after[1:]]) < X.shape[1] / 2  # z̄ held for a part of J
     np.testing.assert_array_equal(fast.weights_, plain.weights_)
     unit = fast.history_[0].work
     assert sum(h.work for h in fast.history_) <= sum(h.work for h in plain.history_) + 2.5 * FAST_BUDGET * unit
     assert "support oscillates" in fast.outcome_.seen and "'averaging'" in fast.outcome_.advice
     assert "larger sigma" in fast.outcome_.advice  # LOGO's own remedy (Theorem 2), in fsopt run's output too
-    assert "the working set did not settle" in restart_story(fast.history_)  # fsopt run
+    assert "the working set spent its budget" in restart_story(fast.history_)  # fsopt run
     averaged = LOGO(theta=1e-4, max_iter=150, acceleration="averaging", working_set=False, prune_below=None).fit(X, y)
     assert averaged.outcome_ == "converged" and averaged.certificate_.holds
 
@@ -169,7 +176,8 @@ def test_a_fit_runs_blas_at_one_thread_and_gives_the_threads_back():
         before = blas_threads()
         LOGO(callback=lambda record, w: seen.append(blas_threads())).fit(X, y)
         after = blas_threads()
-    assert max(before.values()) == 2 and after == before  # (a BLAS built single-threaded stays at 1)
+    assert max(before.values()) == 2  # (a BLAS built single-threaded stays at 1; one loaded during the fit
+    assert {lib: after[lib] for lib in before} == before  # has its own default)
     assert seen and all(set(threads.values()) == {1} for threads in seen)
 
 
@@ -292,7 +300,7 @@ def test_elimination_without_the_working_set_takes_the_plain_iterations_accelera
 
 
 @pytest.mark.parametrize("shape, turns, seed, scale", [("archimedean", 1.5, 3, 1.0), ("archimedean", 1.5, 3, 5.0),
-                                                     ("fermat", 1.75, 1, 1.0)])
+                                                     ("archimedean", 1.75, 1, 1.0)])
 def test_a_check_that_reads_x_in_place_gives_the_fit_of_one_that_copies_its_columns(monkeypatch, shape, turns,
                                                                                      seed, scale):
     """The checks read the held-out columns of X where they are, or copy them when they are a
@@ -316,7 +324,7 @@ def test_a_check_that_reads_x_in_place_gives_the_fit_of_one_that_copies_its_colu
     assert in_place.certificate_.kkt_residual == copied.certificate_.kkt_residual
 
 
-@pytest.mark.parametrize("data", ["fermat 1.75 turns", "archimedean 1.5 turns, X × 5", "ionosphere + 2,500",
+@pytest.mark.parametrize("data", ["archimedean 1.75 turns", "archimedean 1.5 turns, X × 5", "ionosphere + 2,500",
                                   "fermat 1.5 turns, outlier samples, duplicated rows"])
 def test_checks_that_estimate_in_float32_first_give_the_fit_of_exact_checks(monkeypatch, data):
     """A check over many columns estimates their gradients in float32 with an error bound and
@@ -330,8 +338,8 @@ def test_checks_that_estimate_in_float32_first_give_the_fit_of_exact_checks(monk
 
     monkeypatch.setattr("fsopt.logo.working_set.FAST_BUDGET", None)
 
-    if data.startswith("fermat"):
-        X, y = make_spiral(60, 6000, turns=1.75, random_state=1, shape="fermat")
+    if data == "archimedean 1.75 turns":
+        X, y = make_spiral(60, 6000, turns=1.75, random_state=1, shape="archimedean")
     elif data.startswith("archimedean"):
         X, y = make_spiral(60, 6000, turns=1.5, random_state=3, shape="archimedean")
         X = X * 5.0

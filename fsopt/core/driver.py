@@ -32,7 +32,7 @@ import time
 import warnings
 from abc import ABC, abstractmethod
 from collections import Counter
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any, Callable, Generic, NamedTuple, TypeVar
 
 import numpy as np
@@ -353,8 +353,7 @@ class Iteration:
     accelerated: bool = False  # the next point is the accelerator's, not T(x)
     switched: bool = False  # acceleration="auto": a cycle, stall or slow progress here, Anderson from now on
     working_set: bool = False  # the update solved over the active features only (not an outer iteration)
-    restarted: bool = False  # the working set did not settle: the run starts again without elimination
-    resumed: bool = False  # the restarted run stopped at max_iter: the working-set run goes on after this
+    restarted: bool = False  # the policy's verdict: the plain iteration starts again from the initial iterate
     repeated: bool = False  # θ_t < θ on the working set but features re-entered: the same point next
     data_passes: float = 0.0  # passes over the data in this iteration (statistics, update, check)
     work: float = 0.0  # the method's work in this iteration (``FixedPointMethod.work``; 1 where not counted)
@@ -402,8 +401,7 @@ class ActiveSetPolicy:
     now on; it may zero ``new`` outside them and record its changes in ``record``:
     ``n_reentered``, ``n_dropped``, ``full_check``), ``closes_outer`` (whether the iteration counts
     toward ``max_iter``), ``verdict`` (a reason to restart as the plain iteration, or ""),
-    ``admit`` for an accelerator's proposal; and ``may_resume``/``resume`` when the restarted run
-    stops at ``max_iter``, ``exhausted`` to stop a resumed run.
+    and ``admit`` for an accelerator's proposal.
     """
 
     def start(self, method, n_features: int, theta: float) -> np.ndarray:
@@ -430,22 +428,11 @@ class ActiveSetPolicy:
         """The active features for an accelerator's ``proposal`` (which may be changed in place)."""
         return active
 
-    def may_resume(self) -> bool:
-        """Whether the run a restart set aside goes on when the plain run stops at ``max_iter``."""
-        return False
-
-    def resume(self) -> None:
-        """The run a restart set aside goes on."""
-
-    def exhausted(self) -> bool:
-        """Whether a resumed run has spent what it may (it then stops)."""
-        return False
 
 
 @dataclass
 class _Loop:
-    """The state of one run of the loop; a restart sets a copy aside (``saved``), a resume takes
-    back its iterate, active features, outer count, first iteration, accelerator and solves."""
+    """The state of the loop; a restart starts it again from the initial iterate."""
 
     iterate: np.ndarray
     active: np.ndarray
@@ -463,19 +450,11 @@ class _Loop:
     first: int = 1  # the first iteration of this run: no accelerator takes it
     opening: Step | None = None  # the fit's first step, over all features (a restart reuses it)
     replay: Step | None = None  # the step the next iteration takes again without computing it
-    saved: "_Loop | None" = None  # the run a restart set aside
     outcome: str = "max_iter"
 
     def measure_anew(self, t):
         """Progress is measured from iteration ``t`` on (a re-entry, a switch, a check, a restart)."""
         self.best, self.t_best, self.since = np.inf, t, len(self.history)
-
-    def resume(self, t):
-        """Take back the run a restart set aside, counting on from its own outer iterations."""
-        saved = self.saved
-        self.iterate, self.active, self.outer, self.first = saved.iterate, saved.active, saved.outer, saved.first
-        self.accelerator, self.solves = _forget(saved.accelerator), saved.solves  # it remembers the plain run
-        self.measure_anew(t)
 
 
 class _Evaluation(NamedTuple):
@@ -510,9 +489,7 @@ class FixedPointDriver:
         method's own policy; None: every feature, never).  A restart starts from the initial
         iterate with every feature active, its first iteration the fit's first, taken again
         without computing it (``FixedPointMethod.replay``, ``Iteration.reused``), with
-        ``max_iter`` outer iterations of its own (``Iteration.restarted``); when that run stops
-        at ``max_iter`` and the policy allows, the run it set aside goes on
-        (``Iteration.resumed``).  The run converges only with no feature brought back at its
+        ``max_iter`` outer iterations of its own (``Iteration.restarted``).  The run converges only with no feature brought back at its
         last iteration; one whose check brought features back at a point within θ evaluates
         that point again (``Iteration.repeated``).
     callback : callable or None, default=None
@@ -675,29 +652,18 @@ class FixedPointDriver:
         bar.update(1)
         bar.set_postfix(change=f"{change:.3g}", active=record.n_active)
         stopped = bool(self.callback(record, new)) if self.callback else False
-        if loop.saved is not None and not (done or loop.cycle or stopped) and loop.outer >= self.max_iter \
-                and policy.may_resume():
-            # the plain run reached max_iter: back to the run it set aside, as the policy allows
-            record.resumed = True
-            policy.resume()
-            loop.resume(t)
-            return False
-        if done or loop.cycle or stopped or loop.outer >= self.max_iter or policy.exhausted():
+        if done or loop.cycle or stopped or loop.outer >= self.max_iter:
             loop.iterate = new  # the last solve's output, whatever the accelerator proposed
             outcome = "converged" if done else f"cycle({len(loop.cycle)})" if loop.cycle else \
                 "stopped" if stopped else "max_iter"
-            run = loop.history[max((i for i, h in enumerate(loop.history) if h.restarted or h.resumed),
+            run = loop.history[max((i for i, h in enumerate(loop.history) if h.restarted),
                                    default=-1) + 1:]  # the last run's iterations
             loop.outcome = diagnose(outcome, run, loop.supports, self.theta, method.remedy)
             return True
         return False
 
     def _restart(self, method, policy, loop, t, record, reason):
-        """The plain iteration over all features, from the start (the run is set aside)."""
-        _forget(loop.accelerator)  # as after any re-entry
-        repeat = record.full_check and record.change < self.theta  # as above, had it not restarted
-        loop.saved = replace(loop, iterate=loop.evaluated if repeat else loop.iterate,
-                             active=loop.active.copy(), saved=None)
+        """The plain iteration over all features, from the start."""
         record.restarted, record.restart_reason = True, reason
         policy.restart()
         loop.iterate = np.array(method.initial_iterate(), dtype=float)

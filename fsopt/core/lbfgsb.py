@@ -40,6 +40,8 @@ class LBFGSB(PartsBackend):
     description = ("L-BFGS-B on smooth + a penalty smooth on a box (LOGO's (7), elastic net), over a "
                    "KKT-checked working set, warm-started")
     default_tol = 1e-6
+    working_set_from = _WORKING_SET_FROM  # from this many features it reads the smooth part only
+    # through gradient (over all of them, for the KKT test) and restrict (the working set's columns)
     needs = {"smooth": SMOOTH_NEEDS, "penalty": BOX_PENALTY_NEEDS}
     status_map = {status: status for status in (st.OPTIMAL, st.OPTIMAL_INACCURATE, st.USER_LIMIT)}
     tol_meaning = ("proximal KKT residual max_j penalty.violation (for (7): abs(min(w_j, d_j))) <= "

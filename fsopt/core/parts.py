@@ -829,7 +829,7 @@ def undeclared(part, obj, needs) -> list[str]:
     if obj is None:
         return [part]
     missing = []
-    derived = inspect.getattr_static(obj, "derived_from", {})
+    derived = static_attribute(obj, "derived_from", {})
     for name in needs:
         try:
             getattr(obj, name)
@@ -848,16 +848,36 @@ def undeclared(part, obj, needs) -> list[str]:
 
 def _declares(obj, name) -> bool:
     """Whether ``obj`` or its class defines ``name``, found without running any property."""
-    try:
-        inspect.getattr_static(obj, name)
-    except AttributeError:
-        return False
-    return True
+    return static_attribute(obj, name, _ABSENT) is not _ABSENT
 
 
 def _placeholder(obj, name) -> bool:
     """Whether ``name`` is a base class's :func:`placeholder`, not defined by ``obj``'s class."""
-    return getattr(inspect.getattr_static(obj, name, None), "undeclared", False) is True
+    return getattr(static_attribute(obj, name, None), "undeclared", False) is True
+
+
+_ABSENT = object()
+
+
+def static_attribute(obj, name, default):
+    """``inspect.getattr_static(obj, name, default)`` for an instance, without running any property
+    or ``__getattr__``, at a fraction of its cost (every solve asks it of its parts): the instance's
+    ``__dict__`` unless a data descriptor of its class wins, then its classes in method order."""
+    if isinstance(obj, type):
+        return inspect.getattr_static(obj, name, default)
+    found = _ABSENT
+    for klass in type(obj).__mro__:
+        if name in klass.__dict__:
+            found = klass.__dict__[name]
+            break
+    try:
+        own = object.__getattribute__(obj, "__dict__")
+    except AttributeError:
+        own = {}
+    data_descriptor = found is not _ABSENT and (hasattr(type(found), "__set__") or hasattr(type(found), "__delete__"))
+    if name in own and not data_descriptor:
+        return own[name]
+    return default if found is _ABSENT else found
 
 
 def missing_parts(subproblem, smooth=SMOOTH_NEEDS, penalty=PENALTY_NEEDS) -> list[str]:

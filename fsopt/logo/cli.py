@@ -135,15 +135,11 @@ def _print_details(est, hist, total):
 
 
 def restart_story(history) -> str:
-    """The restart and the resumed working-set run that ``history`` marks, as a clause ("" if
-    the fit did not restart)."""
-    restarted = [h.iteration for h in history if h.restarted]
+    """The restart that ``history`` marks, as a clause ("" if the fit did not restart)."""
+    restarted = [h for h in history if h.restarted]
     if not restarted:
         return ""
-    story = (f"; the working set did not settle, so the fit restarted as the plain iteration after "
-             f"iteration {restarted[0]}")
-    resumed = [h.iteration for h in history if h.resumed]
-    if resumed:
-        story += (f"; that run stopped at max_iter after iteration {resumed[0]} and the working set "
-                  f"went on where it had stopped")
-    return story
+    why = {"budget": "spent its budget", "went round": "went round"}.get(restarted[0].restart_reason,
+                                                                       "did not settle")
+    return (f"; the working set {why}, so the fit restarted as the plain iteration after "
+            f"iteration {restarted[0].iteration}")

@@ -79,9 +79,10 @@ class LOGO(SelectorMixin, BaseEstimator):
         checks that go round (most of what they bring back an earlier check had brought back)
         restart the fit as the plain iteration (``history_[t].restarted``), and so does a
         working set that spends more than its budget (4 first iterations' counted work, up to 10
-        with growth; ``history_[t].work``, restart reason "budget"); if that run stops at
-        max_iter, the working-set run goes on where it stopped (``history_[t].resumed``) only
-        with what is left of its budget.  The
+        with growth; ``history_[t].work``, restart reason "budget").  That run has the plain
+        iteration's iterates and its ``max_iter``, each update over all J, at less than its cost:
+        statistics over the features the last updates weighted, every other feature decided by
+        its exact gradient.  The
         subproblem must declare ``smooth.margin_derivative`` and ``penalty.zero_slack``
         (refused otherwise, before any work).  ``None`` disables elimination: the paper's
         iteration over all J features.  "auto": 1e-8 when N²·J (the pairs of samples times the

@@ -117,6 +117,15 @@ class MarginGarrote(Subproblem):
         self.smooth = self.loss.with_margins(self.Z)
         self.invalidate()
 
+    def set_margin_source(self, smooth):
+        """Margins held by a smooth part over all J features instead of a matrix
+        (:class:`~fsopt.logo.held_margins.HeldMargins`: some columns of z̄ in memory, the others'
+        gradients on demand); the penalty is the one over all J.  Only a backend that reads the
+        smooth part through its declared methods can take it (LBFGSB)."""
+        self.Z = None
+        self.smooth, self.penalty = smooth, self.feature_penalty
+        self.invalidate()
+
     def gradient(self, w):
         """∇ of the objective where the penalty is differentiable on w ≥ 0 (∇f + ∇g), else ∇f."""
         grad = self.smooth.gradient(w)

@@ -63,6 +63,7 @@ from ..core.driver import FixedPointMethod, Step
 from ..core.exceptions import SolverFailed
 from ..core.parts import missing_parts, nonsmooth_reason
 from ..core.solvers import as_resolved
+from .held_margins import HeldMargins
 from .margins import margin_coefficients, signed_abs_sum, zbar_products, zbar_products_estimate
 
 _CHUNK_ELEMENTS = 2**24  # N × columns per streamed block of z̄ (128 MiB of float64)
@@ -205,6 +206,9 @@ class LogoFixedPoint(FixedPointMethod):
         again with it (warm-started) until none does: the result is the subproblem's solution over
         the active features (``working_set=False``: over all J)."""
         A, cols, Z = stats
+        held = self._solve_held(A, cols, Z, iterate, active) if self.holds_some_margins() else None
+        if held is not None:
+            return held
         unchecked = active.copy() if self.working_set else np.ones(iterate.size, dtype=bool)
         unchecked[cols] = False
         unchecked = np.flatnonzero(unchecked)  # not held (working set: active), no exact column yet
@@ -231,8 +235,9 @@ class LogoFixedPoint(FixedPointMethod):
             self._set_reference(pool, *self._gradient_of(Z_pool))
             unsure = self._unsure(unchecked, tol)
             if unsure.size:
-                room = max(_HELD_ELEMENTS // Z.shape[0] - cols.size - pool.size, cols.size, _MIN_KEPT)
-                kept, Z_kept = self._stream(unsure, room)  # the working set may double
+                kept, Z_kept = self._violators(unsure, tol) if self._screens_by_products() else \
+                    self._stream(unsure, max(_HELD_ELEMENTS // Z.shape[0] - cols.size - pool.size, cols.size,
+                                             _MIN_KEPT))  # the working set may double
                 unchecked = np.setdiff1d(unchecked, kept, assume_unique=True)
                 pool, Z_pool = np.concatenate([pool, kept]), np.hstack([Z_pool, Z_kept])
             enter = self._slack(self._grad[pool], pool) < -tol
@@ -250,6 +255,47 @@ class LogoFixedPoint(FixedPointMethod):
             opening = _Opening(A, Z @ w, self._grad.copy(), self._own_grad.copy(), self._znorm.copy(),
                                self._weights.copy(), record)
         return Step(new, records, record.objective, reentered=cols[~active[cols]], detail=opening)
+
+    def holds_some_margins(self):
+        """Whether an update over all J may hold z̄ for some columns only, its solution that over
+        the full z̄ bit for bit (:class:`~fsopt.logo.held_margins.HeldMargins`): updates over all J
+        (``working_set=False``), a backend that reads the smooth part only through gradient and
+        restrict at this J (LBFGSB's working set), a subproblem that takes a margin source, no
+        second solver to check against (it would need every column), and the screening's products
+        (a separable penalty)."""
+        J, backend = self.X.shape[1], self.solver.backend
+        return self._screens_by_products() and self.check_against is None and \
+            J >= getattr(backend, "working_set_from", np.inf) and \
+            self.solver.solver_options.get("working_set", True) is not False and \
+            hasattr(self.subproblem, "set_margin_source")
+
+    def _solve_held(self, A, cols, Z, iterate, active):
+        """The subproblem over all J with z̄ held for ``cols``: the backend computes the others'
+        gradients as products and a column's z̄ when it takes it (the solution is that over the full
+        z̄, bit for bit: module docstring of :mod:`fsopt.logo.held_margins`).  None when the solver
+        fails: the caller solves again with every fallback, as without held margins."""
+        J = iterate.size
+
+        def gradients(features, m):  # a new epoch: the margins of the backend's point
+            self._new_epoch(A, m)
+            self.work += _PRODUCT_WORK * features.size / J
+            self._check_products(features)
+            return self._own_grad[features]
+
+        margins = HeldMargins(self.subproblem.loss, Z, cols, J, lambda f: self._zbar(A, self._columns(f)), gradients)
+        self.subproblem.set_margin_source(margins)
+        self.subproblem.warm_start = iterate
+        try:
+            record = self.subproblem.solve(self.solver)
+        except SolverFailed:
+            return None
+        w = record.solution["w"]
+        margins.gradient(w)  # (known: the backend's KKT test) its epoch is the current one
+        held = margins.held
+        self._set_reference(held, *self._gradient_of(margins.Z), margins.Z)
+        self.work += held.size / J
+        self._weights, self._record = np.array(w, dtype=float), record
+        return Step(self._weights.copy(), [record], record.objective, reentered=held[~active[held]])
 
     def replay(self, step):
         """The fit's first update taken again (a restart's first iteration): its coefficients,
@@ -310,6 +356,23 @@ class LogoFixedPoint(FixedPointMethod):
                 slots[free], buf[:, free] = cols[incoming], Z[:, incoming]
         order = np.argsort(slots[:used])
         return slots[:used][order], buf[:, :used][:, order]
+
+    def _screens_by_products(self):
+        """Whether an update over all J decides the features it does not hold by their gradients'
+        products alone (½ a column each, no z̄): a separable penalty reads only each feature's own
+        gradient."""
+        return not self.working_set and getattr(self.penalty, "separable", True)
+
+    def _violators(self, features, tol):
+        """Exact ∂_j at the current epoch for ``features`` from products (:meth:`_check_products`);
+        returns their violators and the violators' z̄ columns (exact ∂_j and ‖z̄_j‖ from them)."""
+        self.work += _PRODUCT_WORK * features.size / self.X.shape[1]
+        estimated, _, _ = self._check_products(features, tol)
+        known = np.setdiff1d(features, estimated, assume_unique=True)
+        violators = np.union1d(known[self._slack(self._grad[known], known) < -tol], estimated)
+        Z = self._zbar(self._A, self._columns(violators))
+        self._set_reference(violators, *self._gradient_of(Z), Z)
+        return violators, Z
 
     def _bounds_unused(self):
         """Whether no bound is drawn from a feature the check computed: the working set holds
@@ -424,10 +487,11 @@ class LogoFixedPoint(FixedPointMethod):
     def _lower_bound(self, out):
         """The bound of the module docstring on g_j for the features ``out`` (exact at the current
         epoch, −inf where never computed)."""
-        s = self._epochs[-1][0]
-        ds = np.array([np.linalg.norm(s - s0) for s0, _ in self._epochs])
-        dA = np.array([0.5 * np.abs(s) @ (self._row_drift - c0) for _, c0 in self._epochs])
-        e = self._epoch[out]
+        s, e = self._epochs[-1][0], self._epoch[out]
+        ds, dA = np.zeros(len(self._epochs)), np.zeros(len(self._epochs))
+        for k in np.unique(e[e >= 0]):  # the epochs these features were computed at
+            s0, c0 = self._epochs[k]
+            ds[k], dA[k] = np.linalg.norm(s - s0), 0.5 * np.abs(s) @ (self._row_drift - c0)
         drift = np.multiply(ds[e], self._znorm[out], out=np.zeros(out.size), where=ds[e] > 0)  # ‖z̄_j‖ may be inf
         bound = self._grad[out] - drift - dA[e] * self._range[out]
         return np.where(e >= 0, bound, -np.inf)

@@ -4,7 +4,7 @@ over all features, re-entry, the rent of kept features and the budget against th
 The driver (:class:`fsopt.core.driver.FixedPointDriver`) runs the generic loop and asks this
 policy, through :class:`~fsopt.core.driver.ActiveSetPolicy`, which features stay active, whether an
 iteration closes an outer iteration, and when the run hands over to the plain iteration (a
-restart) or takes the working set up again (a resume).
+restart).
 
 - Elimination: a feature whose weight stays below ``prune_below`` for ``prune_patience``
   consecutive iterations leaves the statistics; an update may bring some back (``Step.reentered``).
@@ -19,9 +19,12 @@ restart) or takes the working set up again (a resume).
   earlier check had brought back already), or once the working set's counted work
   (``FixedPointMethod.work``) exceeds its allowance (``fast_budget`` first iterations, growing by a
   quarter of it at each check that shows the working set paying, up to ``_MOST`` times it), the
-  run restarts as the plain iteration; if that stops at ``max_iter`` (not a cycle), the working set
-  resumes from where it stopped while it has allowance left.  So a fit's work is at most the plain
-  iteration's plus ``_MOST`` × ``fast_budget`` first iterations.
+  run restarts as the plain iteration: the map and iterates of ``prune_below=None`` from the
+  initial iterate, with ``max_iter`` outer iterations, every update solving the subproblem over all
+  J.  Its statistics are held to the features the last two updates weighted or took in; an update
+  decides every other feature by its exact gradient (a product, half a column of z̄ and no N × J
+  result) and takes in those that violate, until none does.  So a fit's work is at most the plain
+  run's plus ``_MOST`` × ``fast_budget`` first iterations.
 """
 from __future__ import annotations
 
@@ -69,7 +72,7 @@ class WorkingSet(ActiveSetPolicy):
         self._kept = np.zeros(n_features, dtype=bool)  # entered at the last check: kept while ...
         self._rent = 0  # ... the zero-weight ones cost (columns × iterations) less than one check
         self._tried = np.zeros(n_features, dtype=bool)  # features a check has brought back in this run
-        self._eliminating, self._restarted = True, False
+        self._eliminating = True  # the working-set run (False: the plain run after a hand-over)
         self._failed, self._in_round = 0, 0  # checks that went round since one admitted none; round's length
         self._budget = FAST_BUDGET if self.fast_budget == "auto" else self.fast_budget
         self._allowance, self._spent, self._unit = self._budget, 0.0, None
@@ -78,8 +81,10 @@ class WorkingSet(ActiveSetPolicy):
     def observe(self, new, active, step, record, *, change, trouble, working_set):
         if working_set:
             self._in_round += 1
-        if not self._eliminating or new.ndim != 1:
+        if new.ndim != 1:
             return active
+        if not self._eliminating:
+            return self._screen(new, step, record) if self._screening else active
         active = self._reenter(step.reentered, active, record)
         # an update over all J solved the full problem with them: the map is the same
         record.n_reentered_in_update = 0 if working_set else record.n_reentered
@@ -128,36 +133,45 @@ class WorkingSet(ActiveSetPolicy):
 
     def verdict(self, record, settled):
         self._unit = record.work if record.iteration == 1 else self._unit  # an iteration over all features
-        if self._eliminating and record.working_set:
-            self._spent += record.work  # the working set's work, its checks' included
-        if not self._eliminating or self._restarted:
+        if not self._eliminating:
             return ""
+        if record.working_set:
+            self._spent += record.work  # the working set's work, its checks' included
         if self._failed >= self.max_circling_checks:
             return "went round"
         return "budget" if not settled and self._over_budget() else ""
 
     def restart(self):
-        self._eliminating, self._restarted, self._failed, self._in_round = False, True, 0, 0
+        self._eliminating, method = False, self._method
+        if getattr(method, "working_set", False):
+            method.working_set = False  # LOGO's update: the subproblem over all J, whatever is held
+        # its statistics held to a few features where the update's solution is still the one
+        # over the full z̄, bit for bit; else every feature stays active
+        self._screening = bool(getattr(method, "holds_some_margins", lambda: False)())
+        self._weighted = np.zeros_like(self._below, dtype=bool)
+
+    def _screen(self, new, step, record):
+        """The plain run after a hand-over: every update solves the full problem (the features it
+        does not hold decided by their exact gradients); its statistics are held to the features
+        this update or the one before weighted or took in (a support that swings back finds its
+        columns held)."""
+        record.n_reentered = record.n_reentered_in_update = len(step.reentered)
+        held = new > 0
+        held[step.reentered] = True
+        active, self._weighted = self._weighted | held, held
+        record.n_active = int(active.sum())
+        return active
 
     def admit(self, proposal, active, record, working_set):
         if proposal.ndim != 1:
             return active
         if working_set:  # the working set's map: the rest stays at 0
             proposal[~active] = 0.0
-        elif self._eliminating:  # the full map's point, as without elimination
+        else:  # the full map's point, as without elimination: what it weights is active
             active = self._reenter(np.flatnonzero(~active & (proposal > 0)), active, record)
             record.n_reentered_in_update = record.n_reentered  # what it weights is back
             record.n_active = int(active.sum())
         return active
-
-    def may_resume(self):
-        return self._restarted and not self._eliminating and not self._over_budget()
-
-    def resume(self):
-        self._eliminating, self._in_round = True, 0
-
-    def exhausted(self):
-        return self._eliminating and self._restarted and self._over_budget()
 
     def _over_budget(self):
         """Whether the working set has spent more than its allowance, in first iterations' work;

@@ -1,0 +1,75 @@
+"""The garrote's loss over all J features with only some columns of z̄ in memory.
+
+LOGO's plain run after a hand-over (:mod:`fsopt.logo.working_set`) solves each subproblem over all
+J features, as the plain iteration does, but holds z̄ only for the features its last updates
+weighted.  A backend that declares ``column_working_set`` (LBFGSB: L-BFGS-B on a working set of
+coordinates, grown by the full gradient's KKT test) reads the smooth part only through
+``gradient`` (over all J) and ``restrict`` (a few columns): here the gradient of a column not held
+is its product z̄_jᵀℓ'(m) (half the work of its z̄ column and no N × J result), and a column is
+computed the first time the backend restricts to it.  z̄ of a column does not depend on which others are computed with it, so every
+restricted problem, and the solution, is the one over the full z̄, bit for bit: the run's
+iterates are the plain iteration's (``tests/test_logo_shapes.py``).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+
+class HeldMargins:
+    """Σ_n ℓ(z̄_nᵀw) over J features of which the z̄ columns ``held`` are in memory (Z, in that
+    order); ``columns(features)`` computes the z̄ columns of others, ``gradients(features, m)``
+    their gradients z̄_jᵀℓ'(m) at margins m."""
+
+    def __init__(self, loss, Z, held, n_features, columns, gradients):
+        self.loss, self._columns, self._gradients = loss, columns, gradients
+        self.smooth = getattr(loss, "smooth", True)
+        self._n = n_features
+        self._position = np.full(n_features, -1)  # column of each held feature in self.Z
+        self._position[held] = np.arange(held.size)
+        self.held, self.Z = np.asarray(held), Z
+        self._last = (None, None)  # (w, gradient) of the last gradient
+
+    @property
+    def n_features(self):
+        return self._n
+
+    def margin_derivative(self, m):
+        return self.loss.margin_derivative(m)
+
+    def margin_value(self, m):
+        return self.loss.margin_value(m)
+
+    def margins(self, w):
+        """Zw over the features w weights (their columns computed first if not held)."""
+        support = np.flatnonzero(w)
+        return self._held(support) @ w[support]
+
+    def value(self, w):
+        return float(np.sum(self.loss.margin_value(self.margins(w))))
+
+    def gradient(self, w):
+        """∇f(w) = z̄ᵀℓ'(Zw) over all J: the held columns from Z, the others by their products."""
+        last_w, g = self._last
+        if last_w is not None and np.array_equal(last_w, w):
+            return g.copy()
+        m = self.margins(w)
+        g = np.empty(self._n)
+        g[self.held] = self.Z.T @ self.loss.margin_derivative(m)  # (Z's columns in the order held)
+        others = np.flatnonzero(self._position < 0)
+        g[others] = self._gradients(others, m)
+        self._last = (np.array(w, dtype=float), g)
+        return g.copy()
+
+    def restrict(self, columns):
+        """The loss on the columns ``columns`` (computed first where not held), as the full z̄'s."""
+        return self.loss.with_margins(np.ascontiguousarray(self._held(np.asarray(columns))))
+
+    def _held(self, features):
+        """Z's columns for ``features``, computing and keeping those not held yet."""
+        missing = features[self._position[features] < 0]
+        if missing.size:
+            self._position[missing] = self.Z.shape[1] + np.arange(missing.size)
+            self.Z = np.hstack([self.Z, self._columns(missing)])
+            self.held = np.concatenate([self.held, missing])
+            self._last = (None, None)
+        return self.Z[:, self._position[features]]
