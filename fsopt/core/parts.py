@@ -829,7 +829,7 @@ def undeclared(part, obj, needs) -> list[str]:
     if obj is None:
         return [part]
     missing = []
-    derived = static_attribute(obj, "derived_from", {})
+    derived = _static_attribute(obj, "derived_from", {})
     for name in needs:
         try:
             getattr(obj, name)
@@ -848,18 +848,18 @@ def undeclared(part, obj, needs) -> list[str]:
 
 def _declares(obj, name) -> bool:
     """Whether ``obj`` or its class defines ``name``, found without running any property."""
-    return static_attribute(obj, name, _ABSENT) is not _ABSENT
+    return _static_attribute(obj, name, _ABSENT) is not _ABSENT
 
 
 def _placeholder(obj, name) -> bool:
     """Whether ``name`` is a base class's :func:`placeholder`, not defined by ``obj``'s class."""
-    return getattr(static_attribute(obj, name, None), "undeclared", False) is True
+    return getattr(_static_attribute(obj, name, None), "undeclared", False) is True
 
 
 _ABSENT = object()
 
 
-def static_attribute(obj, name, default):
+def _static_attribute(obj, name, default):
     """``inspect.getattr_static(obj, name, default)`` for an instance, without running any property
     or ``__getattr__``, at a fraction of its cost (every solve asks it of its parts): the instance's
     ``__dict__`` unless a data descriptor of its class wins, then its classes in method order."""
