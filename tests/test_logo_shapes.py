@@ -92,8 +92,9 @@ def test_the_plain_run_after_a_hand_over_holds_few_columns_and_a_dropped_gradien
     (its own products) fails, and the answer leaves the plain iteration's."""
     from fsopt.logo.held_margins import HeldMargins
 
-    X, y = instance("interaction", 0)
+    X, y = instance("interaction", 0, J=4200)  # held margins from J = 4,096 (_HELD_FROM)
     default, plain = fits(X, y, theta=1e-4, max_iter=60)
+    np.testing.assert_array_equal(default.weights_, plain.weights_)
     handed = next(h.iteration for h in default.history_ if h.restarted)
     assert max(h.n_active for h in default.history_[handed + 1:]) < X.shape[1] // 2
     gradient = HeldMargins.gradient

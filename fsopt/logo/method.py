@@ -75,6 +75,8 @@ _MIN_ENTRANTS = 100  # a check admits the most violating features: max(this, 2 �
 _SINGLE_FROM = 2048  # a check over at least this many columns of an in-memory X estimates in float32 first
 _SINGLE_EXACT_SHARE = 0.25  # ... until a check had to compute more than this share of them again exactly
 _PRODUCT_WORK = 0.5  # a column of gradient products, in columns of z̄
+_HELD_FROM = 2 * _SINGLE_FROM  # held margins from this J: an update over all J then takes ~3.5 passes of products
+# (LBFGSB's KKT tests), 0.21-0.24 of a z̄ pass each estimated in float32, 0.27-0.31 exact (docs/logo-scale.md)
 _ITERATION_COLUMNS = 1024  # an iteration's own cost (N × N kernel, solver set-up), in columns (docs/logo-scale.md)
 SCREENING_NEEDS = {"smooth": ("margin_derivative",), "penalty": ("zero_slack", "violation")}
 
@@ -264,7 +266,7 @@ class LogoFixedPoint(FixedPointMethod):
         second solver to check against (it would need every column), and the screening's products
         (a separable penalty)."""
         J, backend = self.X.shape[1], self.solver.backend
-        return self._screens_by_products() and self.check_against is None and \
+        return J >= _HELD_FROM and self._screens_by_products() and self.check_against is None and \
             J >= getattr(backend, "working_set_from", np.inf) and \
             self.solver.solver_options.get("working_set", True) is not False and \
             hasattr(self.subproblem, "set_margin_source")
