@@ -25,7 +25,9 @@ violating features enter (at most twice the working set, and 100: as skglm and c
 theirs) and the iteration goes on.  The intermediate iterates are then those of the working
 set's problem; the final one is certified over all J.  ``working_set=False``: every update solves
 the full-J subproblem, eliminated features kept out by the bound below (costlier when many
-re-enter: each one's z̄ column is recomputed).
+re-enter: each one's z̄ column is recomputed) — or, with LBFGSB from J = ``_HELD_FROM`` on (the
+plain run after a hand-over), through :class:`~fsopt.logo.held_margins.HeldMargins`: z̄ of the
+held columns, every other column's gradient as products, the solution the full z̄'s bit for bit.
 
 Between the solve where ∂_j was last computed exactly (s⁰, z̄⁰, A⁰ with s = −ℓ'(m) and
 A = P_miss − P_hit, eqs 3–5) and now,
