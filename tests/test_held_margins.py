@@ -1,0 +1,83 @@
+"""HeldMargins: the garrote's loss over all J with z̄ held for some columns only.  LBFGSB's
+working set on it solves the problem over the full z̄ bit for bit; its gradient agrees with the full
+one; a column is computed once, when the backend first restricts to it."""
+import numpy as np
+import pytest
+
+from fsopt.core.parts import LogisticMarginLoss, NonnegL1
+from fsopt.datasets.shapes import make_shells
+from fsopt.logo import GarroteLogistic
+from fsopt.logo.held_margins import HeldMargins
+from fsopt.logo.margins import margin_coefficients, signed_abs_sum, zbar_products
+
+
+@pytest.fixture(scope="module")
+def problem():
+    X, y = make_shells(150, 700, random_state=3)
+    w = np.zeros(X.shape[1])
+    w[:3] = 1.0
+    A = margin_coefficients(X[:, :3], y, w[:3], 2.0)
+    return X, A, signed_abs_sum(A, X)
+
+
+def held_margins(X, A, held, computed):
+    def columns(features):
+        computed.extend(features.tolist())
+        return signed_abs_sum(A, np.ascontiguousarray(X[:, features]))
+
+    def gradients(features, m):
+        d = LogisticMarginLoss().margin_derivative(m)
+        return zbar_products(A, np.ascontiguousarray(X[:, features]), d)[:, 0]
+
+    return HeldMargins(LogisticMarginLoss(), signed_abs_sum(A, np.ascontiguousarray(X[:, held])), held,
+                       X.shape[1], columns, gradients)
+
+
+@pytest.mark.parametrize("lam", [0.3, 1.0])
+def test_lbfgsb_on_held_margins_gives_the_full_problems_solution_bit_for_bit(problem, lam):
+    X, A, Z = problem
+    full = GarroteLogistic(lam=lam)
+    full.set_margins(Z)
+    full.warm_start = np.where(np.arange(X.shape[1]) < 5, 0.5, 0.0)
+    reference = full.solve("LBFGSB")
+    computed = []
+    held = GarroteLogistic(lam=lam)
+    held.set_margin_source(held_margins(X, A, np.arange(5), computed))
+    held.warm_start = full.warm_start
+    record = held.solve("LBFGSB")
+    np.testing.assert_array_equal(record.solution["w"], reference.solution["w"])
+    assert record.certified and len(computed) == len(set(computed))  # each column computed once
+    assert set(np.flatnonzero(record.solution["w"])) <= set(range(5)) | set(computed)
+    assert len(computed) < X.shape[1] // 2
+
+
+def test_its_gradient_is_the_full_ones_and_restrict_the_full_columns(problem):
+    X, A, Z = problem
+    margins = held_margins(X, A, np.array([0, 1, 2, 40]), [])
+    w = np.zeros(X.shape[1])
+    w[[0, 2, 40]] = [0.7, 0.2, 0.1]
+    full = LogisticMarginLoss().with_margins(Z)
+    np.testing.assert_allclose(margins.gradient(w), full.gradient(w), rtol=1e-10, atol=1e-10)
+    cols = np.array([3, 40, 7, 0])
+    np.testing.assert_array_equal(margins.restrict(cols).Z, Z[:, cols])
+    assert margins.value(w) == pytest.approx(full.value(w), rel=1e-12)
+    assert margins.n_features == X.shape[1]
+
+
+def test_a_wrong_column_source_is_caught_by_the_comparison_with_the_full_problem(problem):
+    """Planted: the source computes each column from the next feature's values.  The subproblem's
+    own certificate reads the same wrong columns and accepts the answer; only the comparison with
+    the problem over the full z̄ sees it, which is why the fit's tests compare the default with the
+    plain iteration, bit for bit (tests/test_logo_shapes.py)."""
+    X, A, Z = problem
+    full = GarroteLogistic(lam=0.3)
+    full.set_margins(Z)
+    reference = full.solve("LBFGSB").solution["w"]
+    shifted = HeldMargins(LogisticMarginLoss(), Z[:, :5].copy(), np.arange(5), X.shape[1],
+                          lambda f: signed_abs_sum(A, np.ascontiguousarray(X[:, (f + 1) % X.shape[1]])),
+                          lambda f, m: zbar_products(A, np.ascontiguousarray(X[:, f]),
+                                                     LogisticMarginLoss().margin_derivative(m))[:, 0])
+    held = GarroteLogistic(lam=0.3)
+    held.set_margin_source(shifted)
+    record = held.solve("LBFGSB")
+    assert record.certified and np.abs(record.solution["w"] - reference).max() > 0.1 * reference.max()
