@@ -174,6 +174,37 @@ def test_the_float32_estimate_of_the_products_is_within_its_bound(rng, kind):
         assert (np.abs(G - exact) > err).any()
 
 
+@pytest.mark.parametrize("kind", ["normal", "offset", "cauchy", "duplicated rows", "few rows"])
+def test_single_margins_gradients_are_within_their_bound(rng, kind):
+    """SingleMargins (z̄ of every column in float32, then matrix–vector products): |G − z̄ᵀV| ≤ err
+    on the data shapes above, for any subset of the columns; the bound decides (≤ 1e-2 of the
+    largest gradient on normal data).  A planted bug, X32 with one entry off by 5 % of its
+    column's spread, leaves the bound where it is informative."""
+    N, J = {"few rows": (7, 40), "duplicated rows": (64, 700)}.get(kind, (61, 700))
+    X = rng.standard_normal((N, J))
+    if kind == "offset":
+        X = 1e3 + 1e-3 * X
+    elif kind == "cauchy":
+        X = rng.standard_cauchy((N, J))
+    elif kind == "duplicated rows":
+        X[1::2] = X[::2]
+    y = np.arange(N) % 3
+    A = margin_coefficients(X, y, rng.uniform(0, 1, J) * (rng.uniform(size=J) < 0.2), 2.0)
+    V = -rng.uniform(0, 1, (N, 2))  # loss derivatives: in [−1, 0] for the logistic
+    exact = zbar_products(A, X, V)
+    X32 = X.astype(np.float32)
+    features = np.sort(rng.choice(J, J // 2, replace=False))
+    G, err = margins.SingleMargins(A, X32, np.abs(X32)).gradients(features, V)
+    assert np.isfinite(err).all() and (np.abs(G - exact[features]) <= err).all()
+    if kind == "normal":
+        assert err.max() <= 1e-2 * np.abs(exact).max()
+    if kind != "offset":
+        wrong = X32.copy()
+        wrong[1, 7] += np.float32(0.05 * X[:, 7].std())
+        G, err = margins.SingleMargins(A, wrong, np.abs(wrong)).gradients(np.arange(J), V)
+        assert (np.abs(G - exact) > err).any()
+
+
 def test_the_float32_estimate_gives_no_information_where_float32_overflows(rng):
     """err = inf where float32 could overflow: a column of X near float32's largest numbers, or
     coefficients beyond them while X is small (the estimate is then inf or NaN: a finite bound

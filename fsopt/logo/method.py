@@ -66,7 +66,7 @@ from ..core.exceptions import SolverFailed
 from ..core.parts import missing_parts, nonsmooth_reason
 from ..core.solvers import as_resolved
 from .held_margins import HeldMargins
-from .margins import margin_coefficients, signed_abs_sum, zbar_products, zbar_products_estimate
+from .margins import SingleMargins, margin_coefficients, signed_abs_sum, zbar_products, zbar_products_estimate
 
 _CHUNK_ELEMENTS = 2**24  # N × columns per streamed block of z̄ (128 MiB of float64)
 _HELD_ELEMENTS = 2**27  # N × columns of z̄ held in memory (1 GiB of float64), unless the working
@@ -77,8 +77,8 @@ _MIN_ENTRANTS = 100  # a check admits the most violating features: max(this, 2 �
 _SINGLE_FROM = 2048  # a check over at least this many columns of an in-memory X estimates in float32 first
 _SINGLE_EXACT_SHARE = 0.25  # ... until a check had to compute more than this share of them again exactly
 _PRODUCT_WORK = 0.5  # a column of gradient products, in columns of z̄
-_HELD_FROM = 2 * _SINGLE_FROM  # held margins from this J: an update over all J then takes ~3.5 passes of products
-# (LBFGSB's KKT tests), 0.21-0.24 of a z̄ pass each estimated in float32, 0.27-0.31 exact (docs/logo-scale.md)
+_HELD_FROM = 2 * _SINGLE_FROM  # held margins from this J: an update then costs z̄ of every column in float32
+# (0.46-0.61 of float64's) or ~3.5 passes of products; at J = 2,000 no cheaper than the plain update (docs/logo-scale.md)
 _ITERATION_COLUMNS = 1024  # an iteration's own cost (N × N kernel, solver set-up), in columns (docs/logo-scale.md)
 SCREENING_NEEDS = {"smooth": ("margin_derivative",), "penalty": ("zero_slack", "violation")}
 
@@ -165,6 +165,7 @@ class LogoFixedPoint(FixedPointMethod):
         self._range = None
         self._held = None  # (active mask, X[:, mask]) of the last statistics over a working set
         self._single = None  # X in float32 for the checks' estimates (False: not used)
+        self._abs32 = None  # |X| in float32
 
     def initial_iterate(self):
         return np.ones(self.X.shape[1]) if self.w0 is None else np.asarray(self.w0, dtype=float)
@@ -263,12 +264,12 @@ class LogoFixedPoint(FixedPointMethod):
     def holds_some_margins(self):
         """Whether an update over all J may hold z̄ for some columns only, its solution that over
         the full z̄ bit for bit (:class:`~fsopt.logo.held_margins.HeldMargins`): updates over all J
-        (``working_set=False``), a backend that reads the smooth part only through gradient and
-        restrict at this J (LBFGSB's working set), a subproblem that takes a margin source, no
-        second solver to check against (it would need every column), and the screening's products
-        (a separable penalty)."""
+        (``working_set=False``) with features held out (``screening``), a backend that reads the
+        smooth part only through gradient and restrict at this J (LBFGSB's working set), a
+        subproblem that takes a margin source, no second solver to check against (it would need
+        every column), and the screening's products (a separable penalty)."""
         J, backend = self.X.shape[1], self.solver.backend
-        return J >= _HELD_FROM and self._screens_by_products() and self.check_against is None and \
+        return self.screening and J >= _HELD_FROM and self._screens_by_products() and self.check_against is None and \
             J >= getattr(backend, "working_set_from", np.inf) and \
             self.solver.solver_options.get("working_set", True) is not False and \
             hasattr(self.subproblem, "set_margin_source")
@@ -278,12 +279,19 @@ class LogoFixedPoint(FixedPointMethod):
         gradients as products and a column's z̄ when it takes it (the solution is that over the full
         z̄, bit for bit: module docstring of :mod:`fsopt.logo.held_margins`).  None when the solver
         fails: the caller solves again with every fallback, as without held margins."""
-        J = iterate.size
+        J, single = iterate.size, []
 
         def gradients(features, m):  # a new epoch: the margins of the backend's point
             self._new_epoch(A, m)
-            self.work += _PRODUCT_WORK * features.size / J
-            self._check_products(features)
+            if not single and self._single_copy() is not None:  # z̄ of every column in float32, once
+                single.append(SingleMargins(self._of_scaled_X(A, J), self._single, self._single_abs()))
+                self.work += 1.0
+            if single:
+                G, err = single[0].gradients(features, self._derivatives())
+                self._settle(features, G, err, self._derivatives())
+            else:
+                self.work += _PRODUCT_WORK * features.size / J
+                self._check_products(features)
             return self._own_grad[features]
 
         margins = HeldMargins(self.subproblem.loss, Z, cols, J, lambda f: self._zbar(A, self._columns(f)), gradients)
@@ -415,7 +423,11 @@ class LogoFixedPoint(FixedPointMethod):
             return cols[:0], np.empty(0), np.empty(0)
         start, stop = cols[0], cols[-1] + 1
         G, err = zbar_products_estimate(self._of_scaled_X(self._A, cols.size), X32, S, span=(start, stop))
-        G, err = G[cols - start], err[cols - start]
+        return self._settle(cols, G[cols - start], err[cols - start], S, tol)
+
+    def _settle(self, cols, G, err, S, tol=None):
+        """Estimates G of z̄ᵀS for ``cols`` within ``err``: what :meth:`_products_of` keeps of them,
+        computing exactly the features they cannot decide; returns the estimated violators."""
         sure = np.logical_and.reduce([self._slack(G[:, k] - err[:, k], cols) > 0 for k in range(S.shape[1])])
         upper = self._slack(G[:, 0] + err[:, 0], cols)
         estimated = ~sure & (upper < -tol) if tol is not None else np.zeros_like(sure)
@@ -465,6 +477,12 @@ class LogoFixedPoint(FixedPointMethod):
             X32 = self.X.astype(np.float32) if small else None
             self._single = X32 if X32 is not None and np.isfinite(X32).all() else False
         return None if self._single is False else self._single
+
+    def _single_abs(self):
+        """|X| in float32 (for :class:`~fsopt.logo.margins.SingleMargins`' bound), made once."""
+        if self._abs32 is None:
+            self._abs32 = np.abs(self._single)
+        return self._abs32
 
     def _screening_derivative(self, m):
         """ℓ'(m) as the screening reads it: the declared loss's ``margin_derivative``."""
