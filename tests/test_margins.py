@@ -136,15 +136,8 @@ def test_one_thread_and_all_threads_give_the_same_statistics_bit_for_bit(rng, mo
         np.testing.assert_array_equal(one, every)
 
 
-@pytest.mark.parametrize("kind", ["normal", "offset", "cauchy", "duplicated rows", "tiny", "few rows"])
-def test_the_float32_estimate_of_the_products_is_within_its_bound(rng, kind):
-    """zbar_products_estimate: |G − zbar_products| ≤ err on data where float32 loses most (large
-    values with small differences, heavy tails, duplicated rows, a scale near float32's smallest
-    normal numbers, seven rows: one tile and three left); the bound is tight enough to decide (≤ 1e-3 of the
-    largest product on normal data); a span gives the same estimate as the whole.  A planted bug
-    — one entry of X32 off by 5 % of its column's spread, as a wrong copy would be — leaves the
-    bound wherever it is informative (not on large values with small differences, where float32
-    cannot tell them apart and the bound says so)."""
+def hard_for_float32(rng, kind):
+    """X of a shape where float32 loses most, and A at random weights (3 classes)."""
     N, J = {"few rows": (7, 40), "duplicated rows": (64, 700)}.get(kind, (61, 700))
     X = rng.standard_normal((N, J))
     if kind == "offset":
@@ -156,7 +149,20 @@ def test_the_float32_estimate_of_the_products_is_within_its_bound(rng, kind):
     elif kind == "tiny":
         X = 1e-35 * X
     y = np.arange(N) % 3
-    A = margin_coefficients(X, y, rng.uniform(0, 1, J) * (rng.uniform(size=J) < 0.2), 2.0)
+    return X, margin_coefficients(X, y, rng.uniform(0, 1, J) * (rng.uniform(size=J) < 0.2), 2.0)
+
+
+@pytest.mark.parametrize("kind", ["normal", "offset", "cauchy", "duplicated rows", "tiny", "few rows"])
+def test_the_float32_estimate_of_the_products_is_within_its_bound(rng, kind):
+    """zbar_products_estimate: |G − zbar_products| ≤ err on data where float32 loses most (large
+    values with small differences, heavy tails, duplicated rows, a scale near float32's smallest
+    normal numbers, seven rows: one tile and three left); the bound is tight enough to decide (≤ 1e-3 of the
+    largest product on normal data); a span gives the same estimate as the whole.  A planted bug
+    — one entry of X32 off by 5 % of its column's spread, as a wrong copy would be — leaves the
+    bound wherever it is informative (not on large values with small differences, where float32
+    cannot tell them apart and the bound says so)."""
+    X, A = hard_for_float32(rng, kind)
+    N, J = X.shape
     V = rng.standard_normal((N, 2))
     exact = zbar_products(A, X, V)
     X32 = X.astype(np.float32)
@@ -180,16 +186,8 @@ def test_single_margins_gradients_are_within_their_bound(rng, kind):
     on the data shapes above, for any subset of the columns; the bound decides (≤ 1e-2 of the
     largest gradient on normal data).  A planted bug, X32 with one entry off by 5 % of its
     column's spread, leaves the bound where it is informative."""
-    N, J = {"few rows": (7, 40), "duplicated rows": (64, 700)}.get(kind, (61, 700))
-    X = rng.standard_normal((N, J))
-    if kind == "offset":
-        X = 1e3 + 1e-3 * X
-    elif kind == "cauchy":
-        X = rng.standard_cauchy((N, J))
-    elif kind == "duplicated rows":
-        X[1::2] = X[::2]
-    y = np.arange(N) % 3
-    A = margin_coefficients(X, y, rng.uniform(0, 1, J) * (rng.uniform(size=J) < 0.2), 2.0)
+    X, A = hard_for_float32(rng, kind)
+    N, J = X.shape
     V = -rng.uniform(0, 1, (N, 2))  # loss derivatives: in [−1, 0] for the logistic
     exact = zbar_products(A, X, V)
     X32 = X.astype(np.float32)
