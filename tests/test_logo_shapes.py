@@ -112,6 +112,24 @@ def test_the_plain_run_after_a_hand_over_holds_few_columns_and_a_dropped_gradien
     assert np.abs(broken.weights_ - plain.weights_).max() > 1e-3 * plain.weights_.max()
 
 
+@pytest.mark.parametrize("kind", ["float32", "sparse", "columns in unlike units"])
+def test_after_a_hand_over_the_fit_is_the_plain_iterations_on_x_of_other_kinds(kind):
+    """Held margins need a float64 NumPy X for the float32 z̄ (else products) and a NumPy X at all
+    (a sparse X's restarted run is the plain iteration itself): bit for bit either way."""
+    import scipy.sparse as sp
+
+    X, y = instance("interaction", 0, J=4200)
+    if kind == "float32":
+        X = X.astype(np.float32)
+    elif kind == "sparse":
+        X = sp.csc_matrix(np.where(np.abs(X) > 1.0, X, 0.0))
+    else:
+        X = X * np.r_[np.ones(2), np.full(X.shape[1] - 2, 100.0)]
+    default, plain = fits(X, y, theta=1e-4, max_iter=30)
+    assert any(h.restarted for h in default.history_)
+    np.testing.assert_array_equal(default.weights_, plain.weights_)
+
+
 class Contraction(FixedPointMethod):
     """x ← q·x + 1 (fixed point 1 / (1 − q)): θ_t shrinks by about q per iteration."""
 

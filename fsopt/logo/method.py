@@ -264,12 +264,15 @@ class LogoFixedPoint(FixedPointMethod):
     def holds_some_margins(self):
         """Whether an update over all J may hold z̄ for some columns only, its solution that over
         the full z̄ bit for bit (:class:`~fsopt.logo.held_margins.HeldMargins`): updates over all J
-        (``working_set=False``) with features held out (``screening``), a backend that reads the
+        (``working_set=False``) with features held out (``screening``), X a NumPy array (on a sparse X
+        the held run's iterates were measured to leave the plain iteration's in the last
+        digits), a backend that reads the
         smooth part only through gradient and restrict at this J (LBFGSB's working set), a
         subproblem that takes a margin source, no second solver to check against (it would need
         every column), and the screening's products (a separable penalty)."""
         J, backend = self.X.shape[1], self.solver.backend
-        return self.screening and J >= _HELD_FROM and self._screens_by_products() and self.check_against is None and \
+        return self.screening and J >= _HELD_FROM and isinstance(self.X, np.ndarray) and \
+            self._screens_by_products() and self.check_against is None and \
             J >= getattr(backend, "working_set_from", np.inf) and \
             self.solver.solver_options.get("working_set", True) is not False and \
             hasattr(self.subproblem, "set_margin_source")
