@@ -192,14 +192,14 @@ def test_single_margins_gradients_are_within_their_bound(rng, kind):
     exact = zbar_products(A, X, V)
     X32 = X.astype(np.float32)
     features = np.sort(rng.choice(J, J // 2, replace=False))
-    G, err = margins.SingleMargins(A, X32, np.abs(X32)).gradients(features, V)
+    G, err = margins.SingleMargins(A, X32, np.abs(X32), np.abs(X).max(axis=0)).gradients(features, V)
     assert np.isfinite(err).all() and (np.abs(G - exact[features]) <= err).all()
     if kind == "normal":
         assert err.max() <= 1e-2 * np.abs(exact).max()
     if kind != "offset":
         wrong = X32.copy()
         wrong[1, 7] += np.float32(0.05 * X[:, 7].std())
-        G, err = margins.SingleMargins(A, wrong, np.abs(wrong)).gradients(np.arange(J), V)
+        G, err = margins.SingleMargins(A, wrong, np.abs(wrong), np.abs(X).max(axis=0)).gradients(np.arange(J), V)
         assert (np.abs(G - exact) > err).any()
 
 

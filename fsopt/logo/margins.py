@@ -356,20 +356,18 @@ class SingleMargins:
     terms in some order (the kernel's tiles), so by γ_{N+8} = (N+8)u/(1 − (N+8)u) times the sum of
     their sizes, whose sum over n is at most B_j = Σ_n (a_n + b_n)|x_nj| (a = |A|1, b = |A|ᵀ1);
     float64's own z̄ is within (N+8)·2⁻⁵³ of the same.  The product z̄32ᵀv32 in float32 adds
-    γ_{N+1}·Σ_n |v_n||z̄32_nj| ≤ γ_{N+1}‖v‖_∞ Σ_n |z̄32_nj|.  Subnormals: at most 2⁻¹⁴⁹ per rounding,
-    N²·2⁻¹⁴⁸·(1 + max_n |x_nj|) in all.  B and Σ_n |z̄32_nj| are summed in float32 too and taken
-    (1 + (N + 4)u)·1.01 larger."""
+    γ_{N+1}·Σ_n |v_n||z̄32_nj| ≤ γ_{N+1}‖v‖_∞ Σ_n |z̄32_nj|, and Σ_n |z̄32_nj| ≤ (1 + 4.01u +
+    γ_{N+8})·B_j (|z̄_nj| ≤ Σ_i |A_ni||x_nj − x_ij|).  Subnormals: at most 2⁻¹⁴⁹ per rounding,
+    N²·2⁻¹⁴⁸·(1 + max_n |x_nj|) in all (``top``: max_n |x_nj|).  B is summed in float32 too and
+    taken (1 + (N + 4)u)·1.01 larger."""
 
-    def __init__(self, A, X32, abs_X32):
+    def __init__(self, A, X32, abs_X32, top):
         N = X32.shape[0]
         self.Z = signed_abs_sum(np.asarray(A, dtype=np.float32), X32)
         absA = np.abs(A)
         weights = (absA.sum(axis=1) + absA.sum(axis=0)).astype(np.float32)
-        grow = 1.01 * (1.0 + (N + 4) * _U32)
-        self._B = grow * (weights @ abs_X32).astype(float)
-        self._size = grow * np.abs(self.Z).sum(axis=0, dtype=np.float32).astype(float)
-        self._top = abs_X32.max(axis=0).astype(float)
-        self._N = N
+        self._B = 1.01 * (1.0 + (N + 4) * _U32) * (weights @ abs_X32).astype(float)
+        self._top, self._N = top, N
 
     def gradients(self, features, V):
         """``(G, err)`` for the columns ``features`` and each column of V: G ≈ z̄ᵀV, |G − z̄ᵀV| ≤ err."""
@@ -377,9 +375,10 @@ class SingleMargins:
         gamma = lambda k: k * u / (1 - k * u)  # noqa: E731 - the textbook γ_k
         G = (self.Z.T @ V.astype(np.float32))[features].astype(float)  # (every column: no copy of Z)
         top_v = np.abs(V).max(axis=0)
-        per = (4.01 * u + gamma(N + 8) + (N + 8) * 2.0**-53) * self._B[features] + \
+        z = 4.01 * u + gamma(N + 8)  # a term's relative error, z̄32's sum
+        per = (z + (N + 8) * 2.0**-53 + gamma(N + 1) * (1.0 + z)) * self._B[features] + \
             N * N * 2.0**-148 * (1.0 + self._top[features])
-        err = 1.01 * (per[:, None] * top_v + gamma(N + 1) * self._size[features][:, None] * top_v)
+        err = 1.01 * per[:, None] * top_v
         err[~np.isfinite(G)] = np.inf
         return G, err
 

@@ -165,7 +165,7 @@ class LogoFixedPoint(FixedPointMethod):
         self._range = None
         self._held = None  # (active mask, X[:, mask]) of the last statistics over a working set
         self._single = None  # X in float32 for the checks' estimates (False: not used)
-        self._abs32 = None  # |X| in float32
+        self._abs32 = None  # |X| in float32 and its columns' largest entries
 
     def initial_iterate(self):
         return np.ones(self.X.shape[1]) if self.w0 is None else np.asarray(self.w0, dtype=float)
@@ -287,7 +287,7 @@ class LogoFixedPoint(FixedPointMethod):
         def gradients(features, m):  # a new epoch: the margins of the backend's point
             self._new_epoch(A, m)
             if not single and self._single_copy() is not None:  # z̄ of every column in float32, once
-                single.append(SingleMargins(self._of_scaled_X(A, J), self._single, self._single_abs()))
+                single.append(SingleMargins(self._of_scaled_X(A, J), self._single, *self._single_abs()))
                 self.work += 1.0
             if single:
                 G, err = single[0].gradients(features, self._derivatives())
@@ -482,9 +482,11 @@ class LogoFixedPoint(FixedPointMethod):
         return None if self._single is False else self._single
 
     def _single_abs(self):
-        """|X| in float32 (for :class:`~fsopt.logo.margins.SingleMargins`' bound), made once."""
+        """|X| in float32 and each column's largest |x_nj| (for the bound of
+        :class:`~fsopt.logo.margins.SingleMargins`), made once."""
         if self._abs32 is None:
-            self._abs32 = np.abs(self._single)
+            absolute = np.abs(self._single)
+            self._abs32 = (absolute, absolute.max(axis=0).astype(float))
         return self._abs32
 
     def _screening_derivative(self, m):
