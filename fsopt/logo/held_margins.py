@@ -2,13 +2,15 @@
 
 LOGO's plain run after a hand-over (:mod:`fsopt.logo.working_set`) solves each subproblem over all
 J features, as the plain iteration does, but holds z̄ only for the features its last updates
-weighted.  A backend that declares ``column_working_set`` (LBFGSB: L-BFGS-B on a working set of
-coordinates, grown by the full gradient's KKT test) reads the smooth part only through
-``gradient`` (over all J) and ``restrict`` (a few columns): here the gradient of a column not held
-is its product z̄_jᵀℓ'(m) (half the work of its z̄ column and no N × J result), and a column is
-computed the first time the backend restricts to it.  z̄ of a column does not depend on which others are computed with it, so every
-restricted problem, and the solution, is the one over the full z̄, bit for bit: the run's
-iterates are the plain iteration's (``tests/test_logo_shapes.py``).
+weighted.  A backend that declares ``working_set_from`` (LBFGSB: L-BFGS-B on a working set of
+coordinates, grown by the full gradient's KKT test) reads the smooth part, from that many features
+on, only through ``gradient`` (over all J) and ``restrict`` (a few columns).  Here the gradient of a
+column not held comes from the method (LOGO: z̄ of every column in float32 once per update with a
+rigorous error bound, :class:`~fsopt.logo.margins.SingleMargins`, computed exactly where the bound
+cannot decide), and a column's z̄ is computed the first time the backend restricts to it.  z̄ of a
+column does not depend on which others are computed with it, so every decision the backend takes
+and every restricted problem it solves is the one over the full z̄, bit for bit: the run's
+iterates are the plain iteration's (``tests/test_logo_shapes.py``, ``tests/test_held_margins.py``).
 """
 from __future__ import annotations
 

@@ -366,19 +366,17 @@ class SingleMargins:
         self.Z = signed_abs_sum(np.asarray(A, dtype=np.float32), X32)
         absA = np.abs(A)
         weights = (absA.sum(axis=1) + absA.sum(axis=0)).astype(np.float32)
-        self._B = 1.01 * (1.0 + (N + 4) * _U32) * (weights @ abs_X32).astype(float)
-        self._top, self._N = top, N
+        B = 1.01 * (1.0 + (N + 4) * _U32) * (weights @ abs_X32).astype(float)
+        gamma = lambda k: k * _U32 / (1 - k * _U32)  # noqa: E731 - the textbook γ_k
+        z = 4.01 * _U32 + gamma(N + 8)  # a term's relative error, z̄32's sum
+        # the bound per unit of ‖v‖_∞, each column (A and X fixed: once)
+        self._per = 1.01 * ((z + (N + 8) * 2.0**-53 + gamma(N + 1) * (1.0 + z)) * B +
+                            N * N * 2.0**-148 * (1.0 + top))
 
     def gradients(self, features, V):
         """``(G, err)`` for the columns ``features`` and each column of V: G ≈ z̄ᵀV, |G − z̄ᵀV| ≤ err."""
-        N, u = self._N, _U32
-        gamma = lambda k: k * u / (1 - k * u)  # noqa: E731 - the textbook γ_k
         G = (self.Z.T @ V.astype(np.float32))[features].astype(float)  # (every column: no copy of Z)
-        top_v = np.abs(V).max(axis=0)
-        z = 4.01 * u + gamma(N + 8)  # a term's relative error, z̄32's sum
-        per = (z + (N + 8) * 2.0**-53 + gamma(N + 1) * (1.0 + z)) * self._B[features] + \
-            N * N * 2.0**-148 * (1.0 + self._top[features])
-        err = 1.01 * per[:, None] * top_v
+        err = self._per[features, None] * np.abs(V).max(axis=0)
         err[~np.isfinite(G)] = np.inf
         return G, err
 

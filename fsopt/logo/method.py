@@ -261,6 +261,13 @@ class LogoFixedPoint(FixedPointMethod):
                                self._weights.copy(), record)
         return Step(new, records, record.objective, reentered=cols[~active[cols]], detail=opening)
 
+    def hand_over(self):
+        """The plain run after a hand-over (:class:`~fsopt.logo.working_set.WorkingSet`): every
+        update solves the subproblem over all J from now on; returns whether its statistics may
+        hold some columns only (:meth:`holds_some_margins`)."""
+        self.working_set = False
+        return self.holds_some_margins()
+
     def holds_some_margins(self):
         """Whether an update over all J may hold z̄ for some columns only, its solution that over
         the full z̄ bit for bit (:class:`~fsopt.logo.held_margins.HeldMargins`): updates over all J
@@ -432,7 +439,7 @@ class LogoFixedPoint(FixedPointMethod):
         """Estimates G of z̄ᵀS for ``cols`` within ``err``: what :meth:`_products_of` keeps of them,
         computing exactly the features they cannot decide; returns the estimated violators."""
         sure = np.logical_and.reduce([self._slack(G[:, k] - err[:, k], cols) > 0 for k in range(S.shape[1])])
-        upper = self._slack(G[:, 0] + err[:, 0], cols)
+        upper = self._slack(G[:, 0] + err[:, 0], cols) if tol is not None else np.full(cols.size, np.inf)
         estimated = ~sure & (upper < -tol) if tol is not None else np.zeros_like(sure)
         exact = ~sure & ~estimated
         if tol is not None and exact.sum() > _SINGLE_EXACT_SHARE * cols.size:

@@ -21,10 +21,11 @@ restart).
   quarter of it at each check that shows the working set paying, up to ``_MOST`` times it), the
   run restarts as the plain iteration: the map and iterates of ``prune_below=None`` from the
   initial iterate, with ``max_iter`` outer iterations, every update solving the subproblem over all
-  J.  Its statistics are held to the features the last two updates weighted or took in; an update
-  decides every other feature by its exact gradient (a product, half a column of z̄ and no N × J
-  result) and takes in those that violate, until none does.  So a fit's work is at most the plain
-  run's plus ``_MOST`` × ``fast_budget`` first iterations.
+  J.  From J = 4,096 on (``LogoFixedPoint.holds_some_margins``) its statistics are held to the
+  features the last two updates weighted or took in, the others' gradients given to LBFGSB through
+  :class:`~fsopt.logo.held_margins.HeldMargins`: its iterates are the plain iteration's, bit for
+  bit.  So a fit's work is at most the plain run's plus ``_MOST`` × ``fast_budget`` first
+  iterations.
 """
 from __future__ import annotations
 
@@ -142,12 +143,12 @@ class WorkingSet(ActiveSetPolicy):
         return "budget" if not settled and self._over_budget() else ""
 
     def restart(self):
-        self._eliminating, method = False, self._method
-        if getattr(method, "working_set", False):
-            method.working_set = False  # LOGO's update: the subproblem over all J, whatever is held
-        # its statistics held to a few features where the update's solution is still the one
-        # over the full z̄, bit for bit; else every feature stays active
-        self._screening = bool(getattr(method, "holds_some_margins", lambda: False)())
+        self._eliminating = False
+        # LOGO's method (LogoFixedPoint.hand_over): its statistics held to a few features where
+        # the update's solution is still the one over the full z̄, bit for bit; any other
+        # method's plain run keeps every feature active
+        hand_over = getattr(self._method, "hand_over", None)
+        self._screening = bool(hand_over()) if hand_over is not None else False
         self._weighted = np.zeros_like(self._below, dtype=bool)
 
     def _screen(self, new, step, record):
