@@ -130,6 +130,44 @@ def test_after_a_hand_over_the_fit_is_the_plain_iterations_on_x_of_other_kinds(k
     np.testing.assert_array_equal(default.weights_, plain.weights_)
 
 
+@pytest.mark.parametrize("family, seed", [("shells", 1), ("minority", 2), ("sine boundary", 1)])
+def test_held_margins_give_the_plain_iteration_on_other_shapes_and_seeds(family, seed):
+    """Held margins (J ≥ 4,096) against the plain iteration on shapes and seeds no constant was
+    chosen on (sine boundary is the held-out family): bit for bit, where the plain iteration
+    converges and where it stops at max_iter."""
+    make = {**FAMILIES, **HELD_OUT}[family]
+    X, y = make(240, 0, random_state=seed)
+    X, y = make(240, 4200 - X.shape[1], random_state=seed)
+    default, plain = fits(X, y, theta=1e-4, max_iter=30)
+    handed = next(i for i, h in enumerate(default.history_) if h.restarted)
+    assert min(h.n_active for h in default.history_[handed + 2:]) < X.shape[1]  # z̄ held for some columns
+    assert default.outcome_ == plain.outcome_
+    np.testing.assert_array_equal(default.weights_, plain.weights_)
+
+
+def test_a_backend_that_raises_on_held_margins_hands_the_update_to_the_fallbacks(monkeypatch):
+    """Planted: every gradient of the held margins raises.  The solve with them fails (named, not
+    let out), the update is solved again over the held columns with the fit's fallbacks and the
+    features beyond them checked by their products: the fit converges, certified, with the plain
+    iteration's support and weights within θ."""
+    from fsopt.logo.held_margins import HeldMargins
+
+    def broken(self, w):
+        raise RuntimeError("planted: held margins cannot give a gradient")
+
+    X, y = make_sine_boundary(240, 0, random_state=1)
+    X, y = make_sine_boundary(240, 4200 - X.shape[1], random_state=1)
+    monkeypatch.setattr(HeldMargins, "gradient", broken)
+    default, plain = fits(X, y, theta=1e-4, max_iter=30)
+    assert any(h.restarted for h in default.history_)
+    assert default.outcome_ == plain.outcome_ == "converged" and default.certificate_.holds
+    np.testing.assert_array_equal(default.get_support(), plain.get_support())
+    assert np.abs(default.weights_ - plain.weights_).max() <= 1e-3 * plain.weights_.max()
+    after = default.history_[next(i for i, h in enumerate(default.history_) if h.restarted) + 1:]
+    failed = [a for h in after for r in h.records for a in r.attempts]  # each failure named
+    assert failed and all(a.solver == "LBFGSB" and not a.certified and "planted" in a.message for a in failed)
+
+
 class Contraction(FixedPointMethod):
     """x ← q·x + 1 (fixed point 1 / (1 − q)): θ_t shrinks by about q per iteration."""
 

@@ -211,7 +211,7 @@ class LogoFixedPoint(FixedPointMethod):
         again with it (warm-started) until none does: the result is the subproblem's solution over
         the active features (``working_set=False``: over all J)."""
         A, cols, Z = stats
-        held = self._solve_held(A, cols, Z, iterate, active) if self.holds_some_margins() else None
+        held, failed = self._solve_held(A, cols, Z, iterate, active) if self.holds_some_margins() else (None, [])
         if held is not None:
             return held
         unchecked = active.copy() if self.working_set else np.ones(iterate.size, dtype=bool)
@@ -251,6 +251,7 @@ class LogoFixedPoint(FixedPointMethod):
             cols, Z = np.concatenate([cols, pool[enter]]), np.hstack([Z, Z_pool[:, enter]])
             pool, Z_pool = pool[~enter], Z_pool[:, ~enter]
             warm = np.concatenate([w, np.zeros(int(enter.sum()))])
+        records[0].attempts[:0] = failed  # a held solve that failed first: named in the answer's attempts
         if self.check_against is not None:
             self._cross_check(record)
         new = np.zeros_like(iterate)
@@ -287,8 +288,9 @@ class LogoFixedPoint(FixedPointMethod):
     def _solve_held(self, A, cols, Z, iterate, active):
         """The subproblem over all J with z̄ held for ``cols``: the backend computes the others'
         gradients as products and a column's z̄ when it takes it (the solution is that over the full
-        z̄, bit for bit: module docstring of :mod:`fsopt.logo.held_margins`).  None when the solver
-        fails: the caller solves again with every fallback, as without held margins."""
+        z̄, bit for bit: module docstring of :mod:`fsopt.logo.held_margins`).  Returns the step and
+        ``[]``, or None and the failed solve's attempts when the solver fails: the caller then solves
+        again with every fallback, as without held margins, and names them in its answer's attempts."""
         J, single = iterate.size, []
 
         def gradients(features, m):  # a new epoch: the margins of the backend's point
@@ -309,15 +311,15 @@ class LogoFixedPoint(FixedPointMethod):
         self.subproblem.warm_start = iterate
         try:
             record = self.subproblem.solve(self.solver)
-        except SolverFailed:
-            return None
+        except SolverFailed as failure:
+            return None, list(failure.attempts)
         w = record.solution["w"]
         margins.gradient(w)  # (known: the backend's KKT test) its epoch is the current one
         held = margins.held
         self._set_reference(held, *self._gradient_of(margins.Z), margins.Z)
         self.work += held.size / J
         self._weights, self._record = np.array(w, dtype=float), record
-        return Step(self._weights.copy(), [record], record.objective, reentered=held[~active[held]])
+        return Step(self._weights.copy(), [record], record.objective, reentered=held[~active[held]]), []
 
     def replay(self, step):
         """The fit's first update taken again (a restart's first iteration): its coefficients,
