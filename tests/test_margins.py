@@ -180,7 +180,7 @@ def test_the_float32_estimate_of_the_products_is_within_its_bound(rng, kind):
         assert (np.abs(G - exact) > err).any()
 
 
-@pytest.mark.parametrize("kind", ["normal", "offset", "cauchy", "duplicated rows", "few rows"])
+@pytest.mark.parametrize("kind", ["normal", "offset", "cauchy", "duplicated rows", "tiny", "few rows"])
 def test_single_margins_gradients_are_within_their_bound(rng, kind):
     """SingleMargins (z̄ of every column in float32, then matrix–vector products): |G − z̄ᵀV| ≤ err
     on the data shapes above, for any subset of the columns; the bound decides (≤ 1e-2 of the
