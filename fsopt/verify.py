@@ -140,8 +140,7 @@ class Margins:
         scale : float or None, default=None
             The unit of the slack; None: ``|limit|``.
         """
-        scale = abs(limit) if scale is None else scale
-        self._add(name, (value - limit) / (scale or 1.0))
+        self.at_most(name, -value, -limit, scale)  # −value ≤ −limit, the same slack
 
     def require(self, name, ok):
         """A condition without a magnitude: does not set the slack unless it fails (−inf)."""
