@@ -65,6 +65,20 @@ def test_infinite_sigma_gives_uniform_probabilities(rng):
     assert P_hit[0, 0] == 0 and P_hit[0, 5] == 0
 
 
+@pytest.mark.parametrize("n_classes, sigma", [(2, 2.0), (3, 0.5), (4, 1e-3)])
+def test_probabilities_are_each_sets_softmax_in_numpy_bit_for_bit(rng, n_classes, sigma):
+    """Hits and misses share one array of exponents and one exp, then are split: each is still the
+    softmax NumPy computes on its own set (−inf elsewhere, NumPy's exp and row sums), bit for bit."""
+    N = 61
+    X, y = rng.standard_normal((N, 5)), rng.integers(0, n_classes, N)
+    D = weighted_manhattan(X, rng.uniform(0.1, 1.0, 5))
+    same = y[:, None] == y[None, :]
+    for P, member in zip(neighbor_probabilities(D, y, sigma), (same & ~np.eye(N, dtype=bool), ~same)):
+        low = np.where(member, D, np.inf).min(axis=1, keepdims=True)
+        K = np.exp(np.where(member, -((D - low) / sigma), -np.inf))
+        assert np.array_equal(P, K / K.sum(axis=1, keepdims=True))
+
+
 def test_float32_statistics_agree_with_float64(rng):
     X = rng.standard_normal((40, 300))
     y = np.arange(40) % 2

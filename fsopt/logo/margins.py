@@ -101,23 +101,24 @@ def neighbor_probabilities(D, y, sigma):
     """(P_hit, P_miss): row-normalized k(d) = exp(−d/σ) over hits (same class, i ≠ n) and misses.
 
     Computed stably: each row's minimum distance within the set is subtracted before exp, so
-    σ → 0 tends to 1-NN and σ = inf gives uniform probabilities.
+    σ → 0 tends to 1-NN and σ = inf gives uniform probabilities.  Hits and misses share one N × N
+    array of exponents and one exp (each entry belongs to at most one set), then are split.
     """
     labels = np.unique(np.asarray(y), return_inverse=True)[1].ravel()  # any class labels as 0..k−1
-    return _row_softmax(D, labels, sigma, hits=True), _row_softmax(D, labels, sigma, hits=False)
-
-
-def _row_softmax(D, labels, sigma, hits):
-    """exp(−(D − row min)/σ) over each row's hits (or misses), 0 elsewhere, normalized per row:
-    the exponents by a compiled pass (IEEE operations, the same numbers as NumPy's), then NumPy's
-    exp and sums."""
     K = np.empty(D.shape)
     if np.isinf(sigma):
-        _in_set(labels, hits, K)
+        K.fill(1.0)
     else:
         numba.set_num_threads(_threads(D.shape[0], 1))
-        _exponents(np.ascontiguousarray(D, dtype=np.float64), labels, float(sigma), hits, K)
+        _exponents(np.ascontiguousarray(D, dtype=np.float64), labels, float(sigma), K)
         np.exp(K, out=K)
+    P_hit, P_miss = np.empty_like(K), np.empty_like(K)
+    _split(K, labels, P_hit, P_miss)
+    return _normalized(P_hit), _normalized(P_miss)
+
+
+def _normalized(K):
+    """K with each row divided by its sum (NumPy's: the same sums, bit for bit, as before the split)."""
     return np.divide(K, K.sum(axis=1, keepdims=True), out=K)
 
 
@@ -128,25 +129,35 @@ def _member(y, n, i, hits):
 
 
 @numba.njit(parallel=True, cache=True, nogil=True)
-def _exponents(D, y, sigma, hits, K):
-    """K[n, i] = −((D[n, i] − min over the set of row n) / σ) for i in the set, −inf elsewhere."""
+def _exponents(D, y, sigma, K):
+    """K[n, i] = −((D[n, i] − min over the set of i in row n) / σ), the set being row n's hits or
+    its misses, whichever i is in; −inf for i = n."""
     N = D.shape[0]
     for n in numba.prange(N):
-        low = np.inf
+        low_hit, low_miss = np.inf, np.inf
         for i in range(N):
-            if _member(y, n, i, hits):
-                low = min(low, D[n, i])
+            if _member(y, n, i, True):
+                low_hit = min(low_hit, D[n, i])
+            elif _member(y, n, i, False):
+                low_miss = min(low_miss, D[n, i])
         for i in range(N):
-            K[n, i] = -((D[n, i] - low) / sigma) if _member(y, n, i, hits) else -np.inf
+            if _member(y, n, i, True):
+                K[n, i] = -((D[n, i] - low_hit) / sigma)
+            elif _member(y, n, i, False):
+                K[n, i] = -((D[n, i] - low_miss) / sigma)
+            else:
+                K[n, i] = -np.inf
 
 
 @numba.njit(cache=True, nogil=True)
-def _in_set(y, hits, K):
-    """K[n, i] = 1 for i in the set of row n, 0 elsewhere (σ = inf: uniform probabilities)."""
+def _split(K, y, P_hit, P_miss):
+    """P_hit = K on each row's hits, P_miss = K on its misses, 0 elsewhere."""
     N = K.shape[0]
     for n in range(N):
         for i in range(N):
-            K[n, i] = 1.0 if _member(y, n, i, hits) else 0.0
+            hit, miss = _member(y, n, i, True), _member(y, n, i, False)
+            P_hit[n, i] = K[n, i] if hit else 0.0
+            P_miss[n, i] = K[n, i] if miss else 0.0
 
 
 def expected_margins(X, y, w, sigma):
