@@ -106,10 +106,10 @@ def neighbor_probabilities(D, y, sigma):
     """
     labels = np.unique(np.asarray(y), return_inverse=True)[1].ravel()  # any class labels as 0..k−1
     K = np.empty(D.shape)
+    numba.set_num_threads(_threads(D.shape[0], 1))
     if np.isinf(sigma):
         K.fill(1.0)
     else:
-        numba.set_num_threads(_threads(D.shape[0], 1))
         _exponents(np.ascontiguousarray(D, dtype=np.float64), labels, float(sigma), K)
         np.exp(K, out=K)
     P_hit, P_miss = np.empty_like(K), np.empty_like(K)
@@ -149,11 +149,11 @@ def _exponents(D, y, sigma, K):
                 K[n, i] = -np.inf
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(parallel=True, cache=True, nogil=True)
 def _split(K, y, P_hit, P_miss):
-    """P_hit = K on each row's hits, P_miss = K on its misses, 0 elsewhere."""
+    """P_hit = K on each row's hits, P_miss = K on its misses, 0 elsewhere (rows over the threads)."""
     N = K.shape[0]
-    for n in range(N):
+    for n in numba.prange(N):
         for i in range(N):
             hit, miss = _member(y, n, i, True), _member(y, n, i, False)
             P_hit[n, i] = K[n, i] if hit else 0.0
