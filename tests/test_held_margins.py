@@ -81,3 +81,17 @@ def test_a_wrong_column_source_is_caught_by_the_comparison_with_the_full_problem
     held.set_margin_source(shifted)
     record = held.solve("LBFGSB")
     assert record.certified and np.abs(record.solution["w"] - reference).max() > 0.1 * reference.max()
+
+
+def test_held_margins_only_for_a_subproblem_with_a_margin_loss_to_hold():
+    """HeldMargins holds the subproblem's ``loss`` (its ``with_margins``): a subproblem that takes
+    a margin source but has no such loss gets the plain update over all J, not an AttributeError
+    in the middle of the fit."""
+    from fsopt.logo.method import LogoFixedPoint
+
+    X, y = make_shells(60, 4200, random_state=0)
+    sub = GarroteLogistic(lam=1.0)
+    method = LogoFixedPoint(X, y, 2.0, sub, "LBFGSB", working_set=False)
+    assert method.holds_some_margins()
+    sub.loss = object()  # a loss of the user's own that holds no margin matrix
+    assert not method.holds_some_margins()

@@ -276,14 +276,16 @@ class LogoFixedPoint(FixedPointMethod):
         the held run's iterates were measured to leave the plain iteration's in the last
         digits), a backend that reads the
         smooth part only through gradient and restrict at this J (LBFGSB's working set), a
-        subproblem that takes a margin source, no second solver to check against (it would need
-        every column), and the screening's products (a separable penalty)."""
+        subproblem that takes a margin source and has a margin loss to hold (``loss`` with
+        ``with_margins``: any other gets the plain update), no second solver to check against (it
+        would need every column), and the screening's products (a separable penalty)."""
         J, backend = self.X.shape[1], self.solver.backend
         return self.screening and J >= _HELD_FROM and isinstance(self.X, np.ndarray) and \
             self._screens_by_products() and self.check_against is None and \
             J >= getattr(backend, "working_set_from", np.inf) and \
             self.solver.solver_options.get("working_set", True) is not False and \
-            hasattr(self.subproblem, "set_margin_source")
+            hasattr(self.subproblem, "set_margin_source") and \
+            callable(getattr(getattr(self.subproblem, "loss", None), "with_margins", None))
 
     def _solve_held(self, A, cols, Z, iterate, active):
         """The subproblem over all J with z̄ held for ``cols``: the backend computes the others'
