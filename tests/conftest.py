@@ -7,6 +7,14 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import settings
+
+# The suite's property searches are the same on every run (hypothesis derives their examples from
+# each test, and keeps no database): a failure is the commit's, not the draw's.  A search of new
+# examples: FSOPT_HYPOTHESIS=explore, or pytest --hypothesis-profile=explore.
+settings.register_profile("deterministic", derandomize=True, database=None)
+settings.register_profile("explore")
+settings.load_profile(os.environ.get("FSOPT_HYPOTHESIS", "deterministic"))
 
 from fsopt.datasets import packaged_data_dir
 
