@@ -201,6 +201,41 @@ def test_auto_reaches_the_fixed_point_the_plain_iteration_reaches():
     assert auto.outcome_ == "converged"
 
 
+class Priced(OneFeature):
+    """OneFeature that counts its work (an iteration over all features 1, a working-set iteration
+    ``price``) and says how many features its checks find violating (``violating``)."""
+
+    def __init__(self, price, violating, J=20):
+        super().__init__(J)
+        self.price, self.violating, self.work, self.n_violators = price, violating, 0.0, 0
+
+    def statistics(self, iterate, active):
+        self.work += 1.0 if active.all() else self.price
+        return None
+
+    def kkt_violations(self, iterate, active):
+        self.n_violators = self.violating
+        return super().kkt_violations(iterate, active)
+
+
+@pytest.mark.parametrize("price, violating, budget, crowded", [
+    (0.2, 5, "auto", True),    # dear iterations, more violators than J / 20: hand over at that check
+    (0.05, 5, "auto", False),  # cheap iterations: the working set may grow to hold them
+    (0.2, 1, "auto", False),   # no more violators than J / 20
+    (0.2, 5, None, False),     # no budget: nothing cost-based hands over
+])
+def test_a_crowded_check_hands_over_only_while_working_set_iterations_are_dear(price, violating, budget, crowded):
+    method = Priced(price, violating)
+    result = FixedPointDriver(theta=1e-4, max_iter=100, active_set=WorkingSet(
+        prune_below=1e-8, prune_patience=1, fast_budget=budget)).run(method)
+    restarts = [(h.iteration, h.restart_reason) for h in result.history if h.restarted]
+    first_check = next(h.iteration for h in result.history if h.full_check)
+    if crowded:
+        assert restarts == [(first_check, "crowded")] and not any(h.working_set for h in result.history[first_check:])
+    else:  # (the toy's later checks move its fixed point: the budget may end the working set later)
+        assert "crowded" not in [reason for _, reason in restarts]
+
+
 class Wandering(OneFeature):
     """OneFeature, but every check brings back the first two eliminated features, which the updates
     keep at 0 and elimination drops again: a working set that never settles (the first check grows

@@ -134,30 +134,41 @@ def test_a_working_set_that_goes_round_four_times_restarts_and_gives_the_papers_
     assert np.abs(fast.weights_ - plain.weights_).max() <= 1e-3 * plain.weights_.max()
 
 
-def test_a_working_set_past_its_budget_hands_over_and_max_iter_bounds_the_plain_run():
-    """Fermat 1.75 turns, seed 1, J = 2,000, θ = 1e-4: the working set's checks go round and its work
-    passes its budget, so the fit hands over to the plain iteration, which stops at max_iter, and
-    so does the fit: max_iter bounds the run that answers (until issue 42 the working set then went
-    on, and converged after 142 iterations in all, 2.2 × the plain iteration's work).  The plain
-    run's iterates are the plain iteration's, bit for bit; the fit's work is at most the plain
+def test_a_working_set_past_its_budget_hands_over_and_max_iter_bounds_the_plain_run(monkeypatch):
+    """Fermat 1.75 turns, seed 1, J = 2,000, θ = 1e-4.  Its first check finds more violators than
+    the working set holds cheaply (J / 20) while each of its iterations costs about a sixth of the
+    first one's work: the fit hands over there ("crowded").  With no iteration dear (planted), its
+    checks go round and its work passes its budget, and it hands over then ("budget"), having
+    spent more for the same answer.  Either way the plain run stops at max_iter, and so does the
+    fit: max_iter bounds the run that answers (until issue 42 the working set then went on, and
+    converged after 142 iterations in all, 2.2 × the plain iteration's work).  The plain run's
+    iterates are the plain iteration's, bit for bit; the fit's work is at most the plain
     iteration's plus the allowance; it says what it saw and what to try: the plain iteration with
     averaging converges."""
     X, y = make_spiral(230, 1998, turns=1.75, random_state=1, shape="fermat")
     with pytest.warns(ConvergenceWarning, match="max_iter"):
-        fast = LOGO(theta=1e-4).fit(X, y)
-    with pytest.warns(ConvergenceWarning, match="max_iter"):
         plain = LOGO(theta=1e-4, working_set=False, prune_below=None).fit(X, y)
-    handed = [h for h in fast.history_ if h.restarted]
-    assert [h.restart_reason for h in handed] == ["budget"]
-    assert fast.outcome_ == plain.outcome_ == "max_iter" and fast.n_outer_iter_ == plain.n_outer_iter_ == 50
-    after = fast.history_[handed[0].iteration:]  # the plain iteration's, bit for bit
-    assert [h.change for h in after] == [h.change for h in plain.history_]
-    np.testing.assert_array_equal(fast.weights_, plain.weights_)
-    unit = fast.history_[0].work
-    assert sum(h.work for h in fast.history_) <= sum(h.work for h in plain.history_) + 2.5 * FAST_BUDGET * unit
-    assert "support oscillates" in fast.outcome_.seen and "'averaging'" in fast.outcome_.advice
-    assert "larger sigma" in fast.outcome_.advice  # LOGO's own remedy (Theorem 2), in fsopt run's output too
-    assert "the working set spent its budget" in restart_story(fast.history_)  # fsopt run
+    with pytest.warns(ConvergenceWarning, match="max_iter"):
+        crowded = LOGO(theta=1e-4).fit(X, y)
+    with monkeypatch.context() as patch, pytest.warns(ConvergenceWarning, match="max_iter"):
+        patch.setattr("fsopt.logo.working_set._DEAR_SHARE", np.inf)
+        budget = LOGO(theta=1e-4).fit(X, y)
+    unit = crowded.history_[0].work
+    for fast, reason in ((crowded, "crowded"), (budget, "budget")):
+        handed = [h for h in fast.history_ if h.restarted]
+        assert [h.restart_reason for h in handed] == [reason]
+        assert fast.outcome_ == plain.outcome_ == "max_iter" and fast.n_outer_iter_ == plain.n_outer_iter_ == 50
+        after = fast.history_[handed[0].iteration:]  # the plain iteration's, bit for bit
+        assert [h.change for h in after] == [h.change for h in plain.history_]
+        np.testing.assert_array_equal(fast.weights_, plain.weights_)
+        assert sum(h.work for h in fast.history_) <= sum(h.work for h in plain.history_) + 2.5 * FAST_BUDGET * unit
+        assert "support oscillates" in fast.outcome_.seen and "'averaging'" in fast.outcome_.advice
+        assert "larger sigma" in fast.outcome_.advice  # LOGO's own remedy (Theorem 2), in fsopt run's output too
+    assert next(h.iteration for h in crowded.history_ if h.restarted) == \
+        next(h.iteration for h in crowded.history_ if h.full_check)  # at its first check
+    assert sum(h.work for h in crowded.history_) < sum(h.work for h in budget.history_) - unit
+    assert "the working set found more violators than it holds cheaply" in restart_story(crowded.history_)
+    assert "the working set spent its budget" in restart_story(budget.history_)  # fsopt run
     averaged = LOGO(theta=1e-4, max_iter=150, acceleration="averaging", working_set=False, prune_below=None).fit(X, y)
     assert averaged.outcome_ == "converged" and averaged.certificate_.holds
 
@@ -258,12 +269,13 @@ def test_auto_elimination_follows_the_papers_path_where_it_is_cheap(monkeypatch)
     """prune_below="auto": elimination (and so the working set) from N²·J = 2.5e7 on, the paper's
     iteration below.  On a logo-uci split (ionosphere, 200 irrelevant features, λ = 1, N²·J =
     120² × 234) the fast path without its budget converges to another certified fixed point than
-    the plain iteration; with it (the default budget), it hands over and gives the plain
-    iteration's weights, bit for bit, as the default does."""
+    the plain iteration; with it (the default budget), it hands over at its first check, which
+    finds more violators than the working set holds cheaply while its iterations are dear
+    ("crowded"), and gives the plain iteration's weights, bit for bit, as the default does."""
     X, y = logo_uci_split("ionosphere", 7)
     default = LOGO().fit(X, y)
     plain = LOGO(working_set=False, prune_below=None).fit(X, y)
-    budgeted = LOGO(prune_below=1e-8).fit(X, y)  # its working set passes its budget: the plain iteration's answer
+    budgeted = LOGO(prune_below=1e-8).fit(X, y)  # its working set hands over: the plain iteration's answer
     with monkeypatch.context() as patch:
         patch.setattr("fsopt.logo.working_set.FAST_BUDGET", None)
         fast = LOGO(prune_below=1e-8).fit(X, y)
@@ -271,7 +283,7 @@ def test_auto_elimination_follows_the_papers_path_where_it_is_cheap(monkeypatch)
     assert default.converged_ and fast.converged_ and fast.certificate_.holds
     np.testing.assert_array_equal(default.weights_, plain.weights_)
     assert np.abs(fast.weights_ - plain.weights_).max() > 0.3 * plain.weights_.max()  # another fixed point
-    assert [h.restart_reason for h in budgeted.history_ if h.restarted] == ["budget"]
+    assert [h.restart_reason for h in budgeted.history_ if h.restarted] == ["crowded"]
     np.testing.assert_array_equal(budgeted.weights_, plain.weights_)
     big = LOGO().fit(*make_spiral(230, 118, random_state=0))  # 460² × 120 ≥ 2.5e7
     assert big.prune_below_ == 1e-8 and any(h.working_set for h in big.history_)

@@ -139,7 +139,8 @@ def restart_story(history) -> str:
     restarted = [h for h in history if h.restarted]
     if not restarted:
         return ""
-    why = {"budget": "spent its budget", "went round": "went round"}.get(restarted[0].restart_reason,
-                                                                       "did not settle")
+    why = {"budget": "spent its budget", "went round": "went round",
+           "crowded": "found more violators than it holds cheaply"}.get(restarted[0].restart_reason,
+                                                                         "did not settle")
     return (f"; the working set {why}, so the fit restarted as the plain iteration after "
             f"iteration {restarted[0].iteration}")

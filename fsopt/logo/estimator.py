@@ -79,12 +79,14 @@ class LOGO(SelectorMixin, BaseEstimator):
         checks that go round (most of what they bring back an earlier check had brought back)
         restart the fit as the plain iteration (``history_[t].restarted``), and so does a
         working set that spends more than its budget (4 first iterations' counted work, up to 10
-        with growth; ``history_[t].work``, restart reason "budget").  That run has the plain
-        iteration's iterates and its ``max_iter``, each update over all J, at less than its cost:
-        statistics over the features the last updates weighted, every other feature decided by
-        its exact gradient.  The
-        subproblem must declare ``smooth.margin_derivative`` and ``penalty.zero_slack``
-        (refused otherwise, before any work).  ``None`` disables elimination: the paper's
+        with growth; ``history_[t].work``, restart reason "budget"), or a check that finds more
+        violators than a twentieth of the features while each working-set iteration costs at
+        least a tenth of the first one's work, as at J ≈ 2,000 (restart reason "crowded").
+        That run has the plain iteration's iterates and its ``max_iter``, each update over all
+        J, at less than its cost: statistics over the features the last updates weighted, every
+        other feature decided by its exact gradient.  The subproblem must declare
+        ``smooth.margin_derivative`` and ``penalty.zero_slack`` (refused otherwise, before any
+        work).  ``None`` disables elimination: the paper's
         iteration over all J features.  "auto": 1e-8 when N²·J (the pairs of samples times the
         features, the work of one pass of z̄) is at least 2.5e7, else None: the fast path where it
         saves time, the paper's path where a pass costs about a millisecond (where the map has

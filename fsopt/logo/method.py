@@ -152,6 +152,7 @@ class LogoFixedPoint(FixedPointMethod):
         self.working_set = working_set
         self.screening = screening
         self.data_passes = self.work = 0.0
+        self.n_violators = 0  # features the last check over all features found violating (before its limit)
         J = X.shape[1]
         self._weights = np.zeros(J)  # the last solve's weights over all J (held columns; 0 elsewhere)
         self._record = None  # the last solve's record
@@ -555,7 +556,7 @@ class LogoFixedPoint(FixedPointMethod):
         """Every eliminated feature checked exactly against the last subproblem (streamed in column
         blocks of z̄): of those with slack < −tol at w_j = 0 (tol = the certificate's,
         1e-4·max(1, max w)), the most violating max(100, 2 × active) enter (equal slacks: the lower
-        index first).  Features whose ∂_j the last update already computed exactly at this solve
+        index first); how many violate is kept in ``n_violators``.  Features whose ∂_j the last update already computed exactly at this solve
         are not computed twice; violators known from float32 estimates (:meth:`_products_of`) are
         computed exactly only where the order of the entrants needs it."""
         out, tol = np.flatnonzero(~active), self._tolerance(iterate)
@@ -569,6 +570,7 @@ class LogoFixedPoint(FixedPointMethod):
         known = np.setdiff1d(out, estimated, assume_unique=True)
         slack = self._slack(self._grad[known], known)
         violators, slack = known[slack < -tol], slack[slack < -tol]
+        self.n_violators = violators.size + estimated.size
         limit = max(_MIN_ENTRANTS, 2 * int(active.sum()))
         if violators.size + estimated.size <= limit:
             return np.union1d(violators, estimated)

@@ -16,16 +16,21 @@ restart).
   one costs one column per iteration, so they are released once that rent adds up to one pass
   (``iterate.size`` columns): never more than twice the cheaper of the two choices.
 - Hand-over: after ``max_circling_checks`` checks that went round (most of their entrants an
-  earlier check had brought back already), or once the working set's counted work
+  earlier check had brought back already), once the working set's counted work
   (``FixedPointMethod.work``) exceeds its allowance (``fast_budget`` first iterations, growing by a
-  quarter of it at each check that shows the working set paying, up to ``_MOST`` times it), the
-  run restarts as the plain iteration: the map and iterates of ``prune_below=None`` from the
-  initial iterate, with ``max_iter`` outer iterations, every update solving the subproblem over all
-  J.  From J = 4,096 on (``LogoFixedPoint.holds_some_margins``) its statistics are held to the
+  quarter of it at each check that shows the working set paying, up to ``_MOST`` times it), or at
+  a crowded check: one that finds more violators than the working set holds cheaply
+  (``_CHEAP_SHARE`` of the features; ``method.n_violators``) while its iterations are dear (each
+  at least ``_DEAR_SHARE`` of the first iteration's work, as at J = 2,000, where an iteration's
+  own cost is half a pass), the run restarts as the plain iteration: the map and iterates of
+  ``prune_below=None`` from the initial iterate, with ``max_iter`` outer iterations, every update
+  solving the subproblem over all J.  From J = 4,096 on (``LogoFixedPoint.holds_some_margins``) its statistics are held to the
   features the last two updates weighted or took in, the others' gradients given to LBFGSB through
   :class:`~fsopt.logo.held_margins.HeldMargins`: its iterates are the plain iteration's, bit for
   bit.  So a fit's work is at most the plain run's plus ``_MOST`` × ``fast_budget`` first
-  iterations.
+  iterations.  A crowded check hands over at once: growing the working set to hold its violators
+  would cost rounds at no less than ``_DEAR_SHARE`` of a plain iteration each, and each round
+  restarts the fixed-point iteration on the new set (docs/logo-scale.md: "A crowded check").
 """
 from __future__ import annotations
 
@@ -38,6 +43,7 @@ from ..core.driver import ActiveSetPolicy, reentries
 FAST_BUDGET = 4.0  # the working set's work before it hands over, in first iterations' work
 _CHEAP_SHARE = 1 / 20  # a working set growing while it holds at most this share of the features pays
 _MOST = 2.5  # the allowance grows to at most this many times fast_budget
+_DEAR_SHARE = 1 / 10  # a working-set iteration costing this share of the first iteration's work is dear
 
 
 class WorkingSet(ActiveSetPolicy):
@@ -55,8 +61,9 @@ class WorkingSet(ActiveSetPolicy):
         Checks that went round (since the last one that brought nothing back) before the run
         restarts as the plain iteration (restart reason "went round").
     fast_budget : float, None or "auto", default="auto"
-        The working set's allowance, in first iterations' work (restart reason "budget"); None:
-        no budget; "auto": :data:`FAST_BUDGET`.
+        The working set's allowance, in first iterations' work (restart reason "budget", or
+        "crowded" at a crowded check); None: no budget and no crowded check; "auto":
+        :data:`FAST_BUDGET`.
     """
 
     def __init__(self, prune_below=1e-8, prune_patience=2, round_iter=10, max_circling_checks=4,
@@ -77,6 +84,7 @@ class WorkingSet(ActiveSetPolicy):
         self._failed, self._in_round = 0, 0  # checks that went round since one admitted none; round's length
         self._budget = FAST_BUDGET if self.fast_budget == "auto" else self.fast_budget
         self._allowance, self._spent, self._unit = self._budget, 0.0, None
+        self._mark, self._crowded = None, False  # the method's work when the last iteration ended
         return np.ones(n_features, dtype=bool)
 
     def observe(self, new, active, step, record, *, change, trouble, working_set):
@@ -108,10 +116,12 @@ class WorkingSet(ActiveSetPolicy):
 
     def _check(self, new, active, record):
         """The check over all features at ``new``: its violators re-enter (kept until the next
-        check); it counts whether it went round and whether it shows the working set paying."""
+        check); it counts whether it went round, whether it shows the working set paying, and
+        whether it is crowded."""
         if active.all():
             return active
         t0 = time.perf_counter()
+        price = None if self._method.work is None or self._mark is None else self._method.work - self._mark
         back = self._method.kkt_violations(new, active)
         record.full_check = back is not None
         record.check_time = time.perf_counter() - t0
@@ -124,6 +134,8 @@ class WorkingSet(ActiveSetPolicy):
             self._failed = 0 if not reentries(record) else self._failed + circled
             if self._budget is not None and self._pays(circled, int(entering.sum()), int(active.sum()), active.size):
                 self._allowance = min(_MOST * self._budget, self._allowance + self._budget / 4)
+            self._crowded = self._budget is not None and record.working_set and self._dear(price) and \
+                getattr(self._method, "n_violators", 0) > _CHEAP_SHARE * active.size
         return active
 
     def closes_outer(self, record, working_set):
@@ -134,12 +146,15 @@ class WorkingSet(ActiveSetPolicy):
 
     def verdict(self, record, settled):
         self._unit = record.work if record.iteration == 1 else self._unit  # an iteration over all features
+        self._mark = self._method.work
         if not self._eliminating:
             return ""
         if record.working_set:
             self._spent += record.work  # the working set's work, its checks' included
         if self._failed >= self.max_circling_checks:
             return "went round"
+        if self._crowded:
+            return "crowded"
         return "budget" if not settled and self._over_budget() else ""
 
     def restart(self):
@@ -179,6 +194,11 @@ class WorkingSet(ActiveSetPolicy):
         never for a method that does not count its work."""
         return self._method.work is not None and self._unit is not None and self._allowance is not None and \
             self._spent > self._allowance * self._unit
+
+    def _dear(self, price):
+        """Whether a working-set iteration whose statistics and update cost ``price`` (the work
+        counted before its check) is dear: at least ``_DEAR_SHARE`` of the first iteration's work."""
+        return price is not None and self._unit is not None and price >= _DEAR_SHARE * self._unit
 
     @staticmethod
     def _pays(circled, entered, n_active, n_features):
