@@ -124,9 +124,16 @@ def summary(rows):
             f"{sum(r['same_support'] for r in converged)} (weight difference / max w ≤ "
             f"{max([r['weight_diff'] for r in converged] or [0]):.1e}).",
             f"The default handed over in {sum(bool(r['default']['handover']) for r in rows)} "
-            f"(budget: {sum(any(h[1] == 'budget' for h in r['default']['handover']) for r in rows)}); "
+            f"({', '.join(f'{reason}: {n}' for reason, n in handed_over_why(rows))}); "
             f"load average {min(r['load'] for r in rows):.1f}–{max(r['load'] for r in rows):.1f}.",
             *why(rows)]
+
+
+def handed_over_why(rows):
+    """(restart reason, fits that handed over for it), most frequent first."""
+    from collections import Counter
+
+    return Counter(h[1] for r in rows for h in r["default"]["handover"]).most_common()
 
 
 def why(rows):
