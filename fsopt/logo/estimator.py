@@ -80,8 +80,9 @@ class LOGO(SelectorMixin, BaseEstimator):
         restart the fit as the plain iteration (``history_[t].restarted``), and so does a
         working set that spends more than its budget (4 first iterations' counted work, up to 10
         with growth; ``history_[t].work``, restart reason "budget"), or a check that finds more
-        violators than a twentieth of the features while each working-set iteration costs at
-        least a tenth of the first one's work, as at J ≈ 2,000 (restart reason "crowded").
+        violators than a twentieth of the features while working-set iterations are dear (this
+        one at least a tenth of the first one's work, or the cheapest a sixteenth, as at J up to
+        about 5,000; restart reason "crowded").
         That run has the plain iteration's iterates and its ``max_iter``, each update over all
         J, at less than its cost: statistics over the features the last updates weighted, every
         other feature decided by its exact gradient.  The subproblem must declare

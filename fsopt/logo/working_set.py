@@ -20,16 +20,17 @@ restart).
   (``FixedPointMethod.work``) exceeds its allowance (``fast_budget`` first iterations, growing by a
   quarter of it at each check that shows the working set paying, up to ``_MOST`` times it), or at
   a crowded check: one that finds more violators than the working set holds cheaply
-  (``_CHEAP_SHARE`` of the features; ``method.n_violators``) while its iterations are dear (each
-  at least ``_DEAR_SHARE`` of the first iteration's work, as at J = 2,000, where an iteration's
-  own cost is half a pass), the run restarts as the plain iteration: the map and iterates of
-  ``prune_below=None`` from the initial iterate, with ``max_iter`` outer iterations, every update
-  solving the subproblem over all J.  From J = 4,096 on (``LogoFixedPoint.holds_some_margins``) its statistics are held to the
+  (``_CHEAP_SHARE`` of the features; ``method.n_violators``) while its iterations are dear (this
+  one at least ``_DEAR_SHARE`` of the first iteration's work, or the cheapest so far
+  ``_FLOOR_SHARE`` of it: at J up to about 5,000, where an iteration's own cost is that share),
+  the run restarts as the plain iteration: the map and iterates of ``prune_below=None`` from the
+  initial iterate, with ``max_iter`` outer iterations, every update solving the subproblem over
+  all J.  From J = 4,096 on (``LogoFixedPoint.holds_some_margins``) its statistics are held to the
   features the last two updates weighted or took in, the others' gradients given to LBFGSB through
   :class:`~fsopt.logo.held_margins.HeldMargins`: its iterates are the plain iteration's, bit for
   bit.  So a fit's work is at most the plain run's plus ``_MOST`` × ``fast_budget`` first
   iterations.  A crowded check hands over at once: growing the working set to hold its violators
-  would cost rounds at no less than ``_DEAR_SHARE`` of a plain iteration each, and each round
+  would cost rounds at no less than that share of a first iteration each, and each round
   restarts the fixed-point iteration on the new set (docs/logo-scale.md: "A crowded check").
 """
 from __future__ import annotations
@@ -44,6 +45,7 @@ FAST_BUDGET = 4.0  # the working set's work before it hands over, in first itera
 _CHEAP_SHARE = 1 / 20  # a working set growing while it holds at most this share of the features pays
 _MOST = 2.5  # the allowance grows to at most this many times fast_budget
 _DEAR_SHARE = 1 / 10  # a working-set iteration costing this share of the first iteration's work is dear
+_FLOOR_SHARE = 1 / 16  # ... and so is every one once the cheapest so far has cost this share (its own cost)
 
 
 class WorkingSet(ActiveSetPolicy):
@@ -85,6 +87,7 @@ class WorkingSet(ActiveSetPolicy):
         self._budget = FAST_BUDGET if self.fast_budget == "auto" else self.fast_budget
         self._allowance, self._spent, self._unit = self._budget, 0.0, None
         self._mark, self._crowded = None, False  # the method's work when the last iteration ended
+        self._floor = np.inf  # the cheapest working-set iteration's work so far (before any check)
         return np.ones(n_features, dtype=bool)
 
     def observe(self, new, active, step, record, *, change, trouble, working_set):
@@ -134,6 +137,7 @@ class WorkingSet(ActiveSetPolicy):
             self._failed = 0 if not reentries(record) else self._failed + circled
             if self._budget is not None and self._pays(circled, int(entering.sum()), int(active.sum()), active.size):
                 self._allowance = min(_MOST * self._budget, self._allowance + self._budget / 4)
+            self._floor = min(self._floor, np.inf if price is None else price)
             self._crowded = self._budget is not None and record.working_set and self._dear(price) and \
                 getattr(self._method, "n_violators", 0) > _CHEAP_SHARE * active.size
         return active
@@ -151,6 +155,7 @@ class WorkingSet(ActiveSetPolicy):
             return ""
         if record.working_set:
             self._spent += record.work  # the working set's work, its checks' included
+            self._floor = self._floor if record.full_check else min(self._floor, record.work)
         if self._failed >= self.max_circling_checks:
             return "went round"
         if self._crowded:
@@ -197,8 +202,13 @@ class WorkingSet(ActiveSetPolicy):
 
     def _dear(self, price):
         """Whether a working-set iteration whose statistics and update cost ``price`` (the work
-        counted before its check) is dear: at least ``_DEAR_SHARE`` of the first iteration's work."""
-        return price is not None and self._unit is not None and price >= _DEAR_SHARE * self._unit
+        counted before its check) is dear: at least ``_DEAR_SHARE`` of the first iteration's work,
+        or the cheapest so far at least ``_FLOOR_SHARE`` of it (an iteration's own cost, the N × N
+        kernel and the solver's set-up, is that share: at J ≤ 5,000 or so, however few features
+        it holds, the working set cannot be cheap)."""
+        if price is None or self._unit is None:
+            return False
+        return price >= _DEAR_SHARE * self._unit or self._floor >= _FLOOR_SHARE * self._unit
 
     @staticmethod
     def _pays(circled, entered, n_active, n_features):
