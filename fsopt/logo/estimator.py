@@ -82,12 +82,11 @@ class LOGO(SelectorMixin, BaseEstimator):
         with growth; ``history_[t].work``, restart reason "budget"), or a check that finds more
         violators than a twentieth of the features while working-set iterations are dear (this
         one at least a tenth of the first one's work, or the cheapest a sixteenth, as at J up to
-        about 5,000; restart reason "crowded").
-        That run has the plain iteration's iterates and its ``max_iter``, each update over all
-        J, at less than its cost: statistics over the features the last updates weighted, every
-        other feature decided by its exact gradient.  The subproblem must declare
-        ``smooth.margin_derivative`` and ``penalty.zero_slack`` (refused otherwise, before any
-        work).  ``None`` disables elimination: the paper's
+        about 5,000; restart reason "crowded").  That run has the plain iteration's iterates and
+        its ``max_iter``, each update over all J, at less than its cost: statistics over the
+        features the last updates weighted, every other feature decided by its exact gradient.
+        The subproblem must declare ``smooth.margin_derivative`` and ``penalty.zero_slack``
+        (refused otherwise, before any work).  ``None`` disables elimination: the paper's
         iteration over all J features.  "auto": 1e-8 when N²·J (the pairs of samples times the
         features, the work of one pass of z̄) is at least 2.5e7, else None: the fast path where it
         saves time, the paper's path where a pass costs about a millisecond (where the map has

@@ -556,9 +556,10 @@ class LogoFixedPoint(FixedPointMethod):
         """Every eliminated feature checked exactly against the last subproblem (streamed in column
         blocks of z̄): of those with slack < −tol at w_j = 0 (tol = the certificate's,
         1e-4·max(1, max w)), the most violating max(100, 2 × active) enter (equal slacks: the lower
-        index first); how many violate is kept in ``n_violators``.  Features whose ∂_j the last update already computed exactly at this solve
-        are not computed twice; violators known from float32 estimates (:meth:`_products_of`) are
-        computed exactly only where the order of the entrants needs it."""
+        index first); how many violate is kept in ``n_violators``.  Features whose ∂_j the last
+        update already computed exactly at this solve are not computed twice; violators known from
+        float32 estimates (:meth:`_products_of`) are computed exactly only where the order of the
+        entrants needs it."""
         out, tol = np.flatnonzero(~active), self._tolerance(iterate)
         fresh = out[self._epoch[out] != len(self._epochs) - 1]
         if self._bounds_unused():  # products: their work counted by feature, however they are computed
