@@ -25,6 +25,7 @@ and appended to ``--out`` as JSON lines; ``--table`` prints saved rows and what 
 """
 import argparse
 import json
+from collections import Counter
 import os
 import time
 
@@ -131,8 +132,6 @@ def summary(rows):
 
 def handed_over_why(rows):
     """(restart reason, fits that handed over for it), most frequent first."""
-    from collections import Counter
-
     return Counter(h[1] for r in rows for h in r["default"]["handover"]).most_common()
 
 

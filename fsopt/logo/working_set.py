@@ -87,7 +87,7 @@ class WorkingSet(ActiveSetPolicy):
         self._budget = FAST_BUDGET if self.fast_budget == "auto" else self.fast_budget
         self._allowance, self._spent, self._unit = self._budget, 0.0, None
         self._mark, self._crowded = None, False  # the method's work when the last iteration ended
-        self._floor = np.inf  # the cheapest working-set iteration's work so far (before any check)
+        self._floor = np.inf  # the cheapest working-set iteration without a check so far: its work
         return np.ones(n_features, dtype=bool)
 
     def observe(self, new, active, step, record, *, change, trouble, working_set):
@@ -137,7 +137,6 @@ class WorkingSet(ActiveSetPolicy):
             self._failed = 0 if not reentries(record) else self._failed + circled
             if self._budget is not None and self._pays(circled, int(entering.sum()), int(active.sum()), active.size):
                 self._allowance = min(_MOST * self._budget, self._allowance + self._budget / 4)
-            self._floor = min(self._floor, np.inf if price is None else price)
             self._crowded = self._budget is not None and record.working_set and self._dear(price) and \
                 getattr(self._method, "n_violators", 0) > _CHEAP_SHARE * active.size
         return active
@@ -208,7 +207,7 @@ class WorkingSet(ActiveSetPolicy):
         it holds, the working set cannot be cheap)."""
         if price is None or self._unit is None:
             return False
-        return price >= _DEAR_SHARE * self._unit or self._floor >= _FLOOR_SHARE * self._unit
+        return price >= _DEAR_SHARE * self._unit or min(self._floor, price) >= _FLOOR_SHARE * self._unit
 
     @staticmethod
     def _pays(circled, entered, n_active, n_features):
