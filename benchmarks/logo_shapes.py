@@ -163,7 +163,8 @@ def main(argv=None):
     ap.add_argument("--seeds", type=int, default=3, help="seeds per family and J")
     ap.add_argument("--first-seed", type=int, default=0)
     ap.add_argument("--families", nargs="*", default=list(FAMILIES), choices=[*FAMILIES, *HELD_OUT],
-                    help="the held-out family (sine boundary) was never used to choose a constant")
+                    help="the held-out families (sine boundary, checkerboard, clusters, noisy linear) were "
+                         "never used to choose a constant")
     ap.add_argument("--samples", type=int, default=300, help="N of the generated families")
     ap.add_argument("--real", nargs="*", default=["heart", "ionosphere", "sonar"])
     ap.add_argument("--noise", type=int, default=2000, help="N(0, 1) features added to a real data set")

@@ -12,7 +12,8 @@ from sklearn.neighbors import KNeighborsClassifier
 from fsopt import LOGO, FixedPointDriver, FixedPointMethod, Step
 from fsopt.core.driver import Outcome
 from fsopt.logo.working_set import FAST_BUDGET
-from fsopt.datasets.shapes import (FAMILIES, HELD_OUT, make_correlated_copies, make_interaction, make_minority,
+from fsopt.datasets.shapes import (FAMILIES, HELD_OUT, make_checkerboard, make_clusters, make_correlated_copies,
+                                   make_interaction, make_minority, make_noisy_linear,
                                    make_shells, make_sine_boundary)
 from fsopt.datasets.spiral import make_spiral
 
@@ -255,3 +256,31 @@ def test_the_families_geometry():
     assert knn([0, 1]) > 0.9 and max(knn([0]), knn([1])) < 0.8  # both features together, not one alone
     with pytest.raises(ValueError, match="frequency"):
         make_sine_boundary(100, 0, frequency=0.0)
+    X, y = make_checkerboard(400, 0, n_cells=3, noise=0.0, random_state=0)
+    assert knn([0, 1]) > 0.85 and max(knn([0]), knn([1])) < 0.7  # a finer XOR
+    with pytest.raises(ValueError, match="n_cells"):
+        make_checkerboard(100, 0, n_cells=1)
+    X, y = make_clusters(400, 0, n_relevant=5, n_clusters=4, separation=4.0, noise=0.0, random_state=0)
+    assert np.sum(y == 1) == 200 and knn(list(range(5))) > 0.9
+    with pytest.raises(ValueError, match="separation"):
+        make_clusters(100, 0, separation=0.0)
+
+
+def test_noisy_linear_has_flipped_labels_outliers_and_duplicated_rows():
+    from sklearn.linear_model import LogisticRegression
+
+    X, y = make_noisy_linear(200, 50, n_relevant=4, flip=0.1, outliers=0.05, duplicated=0.1, random_state=1)
+    assert X.shape == (200, 54)
+    assert np.unique(X, axis=0).shape[0] == 180  # 20 rows repeat earlier ones, every column
+    radius = np.linalg.norm(X[:, :4], axis=1)
+    assert np.sum(radius > 3 * np.median(radius)) >= 5  # the outliers, far out
+
+    def separable(flip):
+        X, y = make_noisy_linear(300, 0, n_relevant=4, flip=flip, outliers=0.0, duplicated=0.0, noise=0.0,
+                                 random_state=2)
+        return LogisticRegression(C=1e6, max_iter=10000).fit(X, y).score(X, y)
+
+    assert separable(0.0) == 1.0 and separable(0.2) < 0.9  # a linear boundary, then flipped labels
+    for name in ("flip", "outliers", "duplicated"):
+        with pytest.raises(ValueError, match=name):
+            make_noisy_linear(100, 0, **{name: 0.5})

@@ -11,8 +11,16 @@ geometry, each with its geometry as parameters, to measure it where it was not t
   copies of it (correlation ``correlation`` with the latent): many equally good features.
 - :func:`make_shells`: the class alternates between ``n_shells`` concentric shells in
   ``n_relevant`` dimensions: the label depends on the radius only.
-- :func:`make_sine_boundary` (held out: never used to choose a constant of the fast path, only
-  to check it, :data:`HELD_OUT`): the class boundary is a sine wave over two features.
+
+Held out (:data:`HELD_OUT`: never used to choose a constant of the fast path, only to check it):
+
+- :func:`make_sine_boundary`: the class boundary is a sine wave over two features.
+- :func:`make_checkerboard`: the class alternates over an ``n_cells`` × ``n_cells`` grid of two
+  features (a finer XOR).
+- :func:`make_clusters`: ``n_clusters`` Gaussian clusters in ``n_relevant`` dimensions, the class
+  alternating from cluster to cluster.
+- :func:`make_noisy_linear`: a linear boundary over ``n_relevant`` features with a share ``flip``
+  of the labels flipped, ``outliers`` rows far out and ``duplicated`` rows repeated.
 
 Every generator returns (X, y) with the relevant columns first, standardized to unit variance (so
 their scale matches the N(0, 1) columns that follow, as in :func:`~fsopt.datasets.spiral.make_spiral`),
@@ -104,9 +112,73 @@ def make_sine_boundary(n_samples=300, n_irrelevant=0, frequency=2.0, amplitude=0
     return _finish(R, _by_quantile(score, balance), n_irrelevant, noise, rng)
 
 
+def make_checkerboard(n_samples=300, n_irrelevant=0, n_cells=3, noise=0.05, random_state=None):
+    """Two uniform features on [0, 1]²: y = +1 where ⌊k·x_1⌋ + ⌊k·x_2⌋ is even (k = ``n_cells``):
+    each feature alone says nothing of y."""
+    _check(n_samples=n_samples, n_irrelevant=n_irrelevant, noise=noise)
+    if int(n_cells) < 2:
+        raise ValueError(f"n_cells must be >= 2; got {n_cells}")
+    rng = check_random_state_seed(random_state)
+    R = rng.uniform(0.0, 1.0, size=(n_samples, 2))
+    cells = np.floor(int(n_cells) * R).sum(axis=1)
+    y = np.where(cells % 2 == 0, 1, -1)
+    if np.unique(y).size < 2:
+        y[0] = -y[0]
+    return _finish(R, y, n_irrelevant, noise, rng)
+
+
+def make_clusters(n_samples=300, n_irrelevant=0, n_relevant=5, n_clusters=4, separation=2.0, noise=0.1,
+                  random_state=None):
+    """``n_clusters`` clusters N(c_k, I) in ``n_relevant`` dimensions, the centres c_k drawn
+    N(0, ``separation``²·I), samples assigned to them at random; the class alternates from cluster
+    to cluster (+1 for the even ones)."""
+    _check(n_samples=n_samples, n_irrelevant=n_irrelevant, noise=noise)
+    if int(n_relevant) < 1:
+        raise ValueError(f"n_relevant must be >= 1; got {n_relevant}")
+    if not 2 <= int(n_clusters) <= n_samples // 2:
+        raise ValueError(f"n_clusters must be in [2, n_samples / 2]; got {n_clusters}")
+    if not separation > 0:
+        raise ValueError(f"separation must be > 0; got {separation}")
+    rng = check_random_state_seed(random_state)
+    centres = separation * rng.standard_normal((int(n_clusters), int(n_relevant)))
+    k = rng.permutation(np.arange(n_samples) % int(n_clusters))  # every cluster in use
+    R = centres[k] + rng.standard_normal((n_samples, int(n_relevant)))
+    return _finish(R, np.where(k % 2 == 0, 1, -1), n_irrelevant, noise, rng)
+
+
+def make_noisy_linear(n_samples=300, n_irrelevant=0, n_relevant=10, flip=0.1, outliers=0.02, duplicated=0.05,
+                      noise=0.1, random_state=None):
+    """y = sign(aᵀx) over ``n_relevant`` N(0, 1) features (a random direction a), then a share
+    ``flip`` of the labels flipped, a share ``outliers`` of the rows moved 10 standard deviations
+    out along a random direction (relevant features only), and a share ``duplicated`` of the rows
+    repeated: the last rows copy earlier ones, every column."""
+    _check(n_samples=n_samples, n_irrelevant=n_irrelevant, noise=noise)
+    if int(n_relevant) < 1:
+        raise ValueError(f"n_relevant must be >= 1; got {n_relevant}")
+    for name, share in (("flip", flip), ("outliers", outliers), ("duplicated", duplicated)):
+        if not 0 <= share < 0.5:
+            raise ValueError(f"{name} must be in [0, 0.5); got {share}")
+    rng = check_random_state_seed(random_state)
+    m = n_samples - int(round(duplicated * n_samples))  # distinct rows
+    R = rng.standard_normal((m, int(n_relevant)))
+    y = _by_quantile(R @ rng.standard_normal(int(n_relevant)), 0.5)
+    flipped = rng.choice(m, int(round(flip * m)), replace=False)
+    y[flipped] = -y[flipped]
+    far = rng.choice(m, int(round(outliers * m)), replace=False)
+    direction = rng.standard_normal((far.size, int(n_relevant)))
+    R[far] += 10.0 * direction / np.linalg.norm(direction, axis=1, keepdims=True)
+    X, y = _finish(R, y, n_irrelevant, noise, rng)
+    rows = np.concatenate([np.arange(m), rng.integers(0, m, n_samples - m)])
+    X, y = X[rows], y[rows]
+    k = int(n_relevant)  # standardized again over every row (a copy stays a copy)
+    X[:, :k] = (X[:, :k] - X[:, :k].mean(axis=0)) / X[:, :k].std(axis=0)
+    return X, y
+
+
 FAMILIES = {"interaction": make_interaction, "minority": make_minority,
             "correlated copies": make_correlated_copies, "shells": make_shells}
-HELD_OUT = {"sine boundary": make_sine_boundary}  # a check of the fast path, never tuned on
+HELD_OUT = {"sine boundary": make_sine_boundary, "checkerboard": make_checkerboard,  # checks of the fast
+            "clusters": make_clusters, "noisy linear": make_noisy_linear}  # path, never tuned on
 
 
 def _by_quantile(score, share):
