@@ -95,7 +95,7 @@ def test_the_plain_run_after_a_hand_over_holds_few_columns_and_a_dropped_gradien
     (its own products) fails, and the answer leaves the plain iteration's."""
     from fsopt.logo.held_margins import HeldMargins
 
-    X, y = instance("interaction", 0, J=4200)  # held margins from J = 2,048 (_HELD_FROM)
+    X, y = instance("interaction", 0, J=4200)  # held margins from J = 4,096 (_HELD_FROM)
     default, plain = fits(X, y, theta=1e-4, max_iter=60)
     np.testing.assert_array_equal(default.weights_, plain.weights_)
     handed = next(h.iteration for h in default.history_ if h.restarted)
@@ -133,15 +133,14 @@ def test_after_a_hand_over_the_fit_is_the_plain_iterations_on_x_of_other_kinds(k
     np.testing.assert_array_equal(default.weights_, plain.weights_)
 
 
-@pytest.mark.parametrize("family, seed, J", [("shells", 1, 4200), ("minority", 2, 4200), ("sine boundary", 1, 4200),
-                                            ("interaction", 2, 2600), ("correlated copies", 1, 2100)])
-def test_held_margins_give_the_plain_iteration_on_other_shapes_and_seeds(family, seed, J):
-    """Held margins (J ≥ 2,048) against the plain iteration on shapes, seeds and sizes no constant
-    was chosen on (sine boundary is the held-out family): bit for bit, where the plain iteration
+@pytest.mark.parametrize("family, seed", [("shells", 1), ("minority", 2), ("sine boundary", 1)])
+def test_held_margins_give_the_plain_iteration_on_other_shapes_and_seeds(family, seed):
+    """Held margins (J ≥ 4,096) against the plain iteration on shapes and seeds no constant was
+    chosen on (sine boundary is the held-out family): bit for bit, where the plain iteration
     converges and where it stops at max_iter."""
     make = {**FAMILIES, **HELD_OUT}[family]
     X, y = make(240, 0, random_state=seed)
-    X, y = make(240, J - X.shape[1], random_state=seed)
+    X, y = make(240, 4200 - X.shape[1], random_state=seed)
     default, plain = fits(X, y, theta=1e-4, max_iter=30)
     handed = next(i for i, h in enumerate(default.history_) if h.restarted)
     assert min(h.n_active for h in default.history_[handed + 2:]) < X.shape[1]  # z̄ held for some columns

@@ -77,9 +77,8 @@ _MIN_ENTRANTS = 100  # a check admits the most violating features: max(this, 2 �
 _SINGLE_FROM = 2048  # a check over at least this many columns of an in-memory X estimates in float32 first
 _SINGLE_EXACT_SHARE = 0.25  # ... until a check had to compute more than this share of them again exactly
 _PRODUCT_WORK = 0.5  # a column of gradient products, in columns of z̄
-_HELD_FROM = _SINGLE_FROM  # held margins from this J: an update then costs z̄ of every column in float32
-# (0.46-0.61 of float64's) or ~3.5 passes of products; at J = 2,000 no cheaper than the plain update, from
-# 2,500 cheaper (docs/logo-scale.md, "Held margins from J = 2,048")
+_HELD_FROM = 2 * _SINGLE_FROM  # held margins from this J: an update then costs z̄ of every column in float32
+# (0.46-0.61 of float64's) or ~3.5 passes of products; at J = 2,000 no cheaper than the plain update (docs/logo-scale.md)
 _ITERATION_COLUMNS = 1024  # an iteration's own cost (N × N kernel, solver set-up), in columns (docs/logo-scale.md)
 SCREENING_NEEDS = {"smooth": ("margin_derivative",), "penalty": ("zero_slack", "violation")}
 

@@ -25,7 +25,7 @@ restart).
   ``_FLOOR_SHARE`` of it: at J up to about 5,000, where an iteration's own cost is that share),
   the run restarts as the plain iteration: the map and iterates of ``prune_below=None`` from the
   initial iterate, with ``max_iter`` outer iterations, every update solving the subproblem over
-  all J.  From J = 2,048 on (``LogoFixedPoint.holds_some_margins``) its statistics are held to the
+  all J.  From J = 4,096 on (``LogoFixedPoint.holds_some_margins``) its statistics are held to the
   features the last two updates weighted or took in, the others' gradients given to LBFGSB through
   :class:`~fsopt.logo.held_margins.HeldMargins`: its iterates are the plain iteration's, bit for
   bit.  So a fit's work is at most the plain run's plus ``_MOST`` × ``fast_budget`` first
