@@ -220,8 +220,9 @@ class Priced(OneFeature):
 
 @pytest.mark.parametrize("price, violating, budget, crowded", [
     (0.2, 5, "auto", True),    # dear iterations, more violators than J / 20: hand over at that check
-    (0.08, 5, "auto", True),   # under a tenth, but even the cheapest costs over a sixteenth: dear
-    (0.05, 5, "auto", False),  # cheap iterations: the working set may grow to hold them
+    (0.08, 5, "auto", True),   # under a tenth, but even the cheapest costs over a thirty-second: dear
+    (0.04, 5, "auto", True),   # ... and so at 0.04
+    (0.02, 5, "auto", False),  # cheap iterations: the working set may grow to hold them
     (0.2, 1, "auto", False),   # no more violators than J / 20
     (0.2, 5, None, False),     # no budget: nothing cost-based hands over
 ])

@@ -421,7 +421,8 @@ def test_checks_stop_estimating_where_float32_cannot_tell_the_columns_apart(monk
     start — the fit is that of exact checks, bit for bit."""
     import fsopt.logo.method as method
 
-    X, y = make_spiral(60, 6000, turns=1.5, random_state=3, shape="archimedean")
+    # J above ~10,000: working-set iterations are cheap, a crowded first check does not hand over
+    X, y = make_spiral(60, 12000, turns=1.5, random_state=3, shape="archimedean")
     X = X + 1e4
     calls = []
     real = method.zbar_products_estimate

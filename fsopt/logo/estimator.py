@@ -81,8 +81,8 @@ class LOGO(SelectorMixin, BaseEstimator):
         working set that spends more than its budget (4 first iterations' counted work, up to 10
         with growth; ``history_[t].work``, restart reason "budget"), or a check that finds more
         violators than a twentieth of the features while working-set iterations are dear (this
-        one at least a tenth of the first one's work, or the cheapest a sixteenth, as at J up to
-        about 5,000; restart reason "crowded").  That run has the plain iteration's iterates and
+        one at least a tenth of the first one's work, or the cheapest a thirty-second, as at J up
+        to about 10,000; restart reason "crowded").  That run has the plain iteration's iterates and
         its ``max_iter``, each update over all J, at less than its cost: statistics over the
         features the last updates weighted, every other feature decided by its exact gradient.
         The subproblem must declare ``smooth.margin_derivative`` and ``penalty.zero_slack``

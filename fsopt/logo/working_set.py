@@ -22,7 +22,7 @@ restart).
   a crowded check: one that finds more violators than the working set holds cheaply
   (``_CHEAP_SHARE`` of the features; ``method.n_violators``) while its iterations are dear (this
   one at least ``_DEAR_SHARE`` of the first iteration's work, or the cheapest so far
-  ``_FLOOR_SHARE`` of it: at J up to about 5,000, where an iteration's own cost is that share),
+  ``_FLOOR_SHARE`` of it: at J up to about 10,000, where an iteration's own cost is that share),
   the run restarts as the plain iteration: the map and iterates of ``prune_below=None`` from the
   initial iterate, with ``max_iter`` outer iterations, every update solving the subproblem over
   all J.  From J = 4,096 on (``LogoFixedPoint.holds_some_margins``) its statistics are held to the
@@ -45,7 +45,8 @@ FAST_BUDGET = 4.0  # the working set's work before it hands over, in first itera
 _CHEAP_SHARE = 1 / 20  # a working set growing while it holds at most this share of the features pays
 _MOST = 2.5  # the allowance grows to at most this many times fast_budget
 _DEAR_SHARE = 1 / 10  # a working-set iteration costing this share of the first iteration's work is dear
-_FLOOR_SHARE = 1 / 16  # ... and so is every one once the cheapest so far has cost this share (its own cost)
+_FLOOR_SHARE = 1 / 32  # ... and so is every one once the cheapest so far has cost this share (its own cost,
+# 1,024 columns against ~3 passes: J up to about 10,000; spirals at J = 20,000: 0.017-0.020)
 
 
 class WorkingSet(ActiveSetPolicy):
@@ -203,7 +204,7 @@ class WorkingSet(ActiveSetPolicy):
         """Whether a working-set iteration whose statistics and update cost ``price`` (the work
         counted before its check) is dear: at least ``_DEAR_SHARE`` of the first iteration's work,
         or the cheapest so far at least ``_FLOOR_SHARE`` of it (an iteration's own cost, the N × N
-        kernel and the solver's set-up, is that share: at J ≤ 5,000 or so, however few features
+        kernel and the solver's set-up, is that share: at J ≤ 10,000 or so, however few features
         it holds, the working set cannot be cheap)."""
         if price is None or self._unit is None:
             return False
