@@ -283,3 +283,14 @@ def test_noisy_linear_has_flipped_labels_outliers_and_duplicated_rows():
     for name in ("flip", "outliers", "duplicated"):
         with pytest.raises(ValueError, match=name):
             make_noisy_linear(100, 0, **{name: 0.5})
+
+
+@pytest.mark.parametrize("name", [*FAMILIES, *HELD_OUT])
+def test_a_problem_file_can_name_each_family_generator(name):
+    """Problem files name generators from the registry only; each family, held out or not, is
+    there under its full name."""
+    from fsopt.core import plugins
+    import fsopt.tools.problems  # noqa: F401 - registers fsopt's own generators
+
+    make = {**FAMILIES, **HELD_OUT}[name]
+    assert plugins.named(plugins.GENERATORS, f"fsopt.datasets.shapes:{make.__name__}", "test") is make

@@ -232,7 +232,7 @@ def test_the_map_has_two_fixed_points_one_next_to_each_answer(monkeypatch):
     converges within 1 % of that answer: two fixed points of one map, each certified.  The
     measurement can fail: from the fast path's answer perturbed by 5 %, it moves more than 1 %.
     The default hands over at its first check (crowded: at J = 5,034 even the cheapest
-    working-set iteration costs over a sixteenth of the first one) and gives the paper's answer."""
+    working-set iteration costs over a thirty-second of the first one) and gives the paper's answer."""
     X, y = logo_uci_split("ionosphere", 5, irrelevant=5000)
     paper = LOGO(max_iter=100, prune_below=None).fit(X, y)
     handed = LOGO(max_iter=100).fit(X, y)

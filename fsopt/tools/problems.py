@@ -38,10 +38,11 @@ from ..core.limits import check_count, check_memory, load_toml
 from ..datasets import add_irrelevant_features, available_datasets, default_data_dirs, load_dataset
 from ..datasets.lfs_synthetic import make_lfs_synthetic
 from ..datasets.nmmkl_toy import make_nmmkl_toy
-from ..datasets.shapes import FAMILIES as SHAPES
+from ..datasets.shapes import FAMILIES, HELD_OUT
 from ..datasets.spiral import make_spiral
 
-for _generator in (make_spiral, make_nmmkl_toy, make_lfs_synthetic, *SHAPES.values()):  # fsopt's own, by full name
+# fsopt's own generators, by full name (the shape families and the held-out ones alike)
+for _generator in (make_spiral, make_nmmkl_toy, make_lfs_synthetic, *FAMILIES.values(), *HELD_OUT.values()):
     plugins.register(plugins.GENERATORS, f"{_generator.__module__}:{_generator.__name__}", _generator)
 
 
