@@ -115,6 +115,62 @@ def test_the_plain_run_after_a_hand_over_holds_few_columns_and_a_dropped_gradien
     assert np.abs(broken.weights_ - plain.weights_).max() > 1e-3 * plain.weights_.max()
 
 
+def _bookkeeping_after_hand_over(monkeypatch):
+    """Fit interaction seed 0 (J = 600: a crowded check hands over, below held margins' J) counting
+    the screening's epochs (``_new_epoch``: the derivatives, then gradients and ‖z̄_j‖ of every
+    column) that the plain run's updates open; returns (default, plain, that count)."""
+    from fsopt.logo.method import LogoFixedPoint
+
+    seen = {"handed": False, "updating": False, "epochs": 0}
+    hand_over, update, new_epoch = LogoFixedPoint.hand_over, LogoFixedPoint.update, LogoFixedPoint._new_epoch
+
+    def handing_over(self):
+        seen["handed"] = True
+        return hand_over(self)
+
+    def updating(self, *args):
+        seen["updating"] = True
+        try:
+            return update(self, *args)
+        finally:
+            seen["updating"] = False
+
+    def counting(self, A, m):
+        seen["epochs"] += seen["handed"] and seen["updating"]
+        return new_epoch(self, A, m)
+
+    monkeypatch.setattr(LogoFixedPoint, "hand_over", handing_over)
+    monkeypatch.setattr(LogoFixedPoint, "update", updating)
+    monkeypatch.setattr(LogoFixedPoint, "_new_epoch", counting)
+    default, plain = fits(*instance("interaction", 0), theta=1e-4, max_iter=30)
+    monkeypatch.undo()
+    assert seen["handed"]
+    return default, plain, seen["epochs"]
+
+
+def test_below_held_margins_the_plain_run_after_a_hand_over_is_the_plain_iterations_own(monkeypatch):
+    """Where the plain run after a hand-over cannot hold margins (J below 4,096) and z̄ of every
+    column fits in memory, its updates are the plain iteration's own: every column held, no
+    screening bookkeeping (5–10 % of an update at J = 2,000), the certificate its last solve's over
+    all J, and the answer the plain iteration's bit for bit.  Planted: the bookkeeping left on
+    (``screening`` kept through the hand-over): every update of the plain run opens an epoch."""
+    from fsopt.logo.method import LogoFixedPoint
+
+    default, plain, epochs = _bookkeeping_after_hand_over(monkeypatch)
+    assert epochs == 0
+    np.testing.assert_array_equal(default.weights_, plain.weights_)
+    assert default.certificate_.holds == plain.certificate_.holds
+
+    def keeping_screening(self):
+        self.working_set = False
+        return self.holds_some_margins()
+
+    monkeypatch.setattr(LogoFixedPoint, "hand_over", keeping_screening)
+    kept, _, epochs = _bookkeeping_after_hand_over(monkeypatch)
+    np.testing.assert_array_equal(kept.weights_, plain.weights_)
+    assert epochs >= 20  # one per update of the plain run (30 outer iterations, the first reused)
+
+
 @pytest.mark.parametrize("kind", ["float32", "sparse", "columns in unlike units"])
 def test_after_a_hand_over_the_fit_is_the_plain_iterations_on_x_of_other_kinds(kind):
     """Held margins need a float64 NumPy X for the float32 z̄ (else products) and a NumPy X at all
