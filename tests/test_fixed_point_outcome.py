@@ -321,6 +321,42 @@ def test_a_fit_restarts_after_four_checks_that_go_round_and_growth_does_not_coun
         assert sum(h.full_check and h.n_reentered > 0 for h in result.history[:t + 1]) == len(pattern)
 
 
+class Counted(Checks):
+    """Checks whose checks each grow the working set (no check goes round) and say they found
+    ``counts[k]`` violating features (``n_violators``; then none)."""
+
+    def __init__(self, counts):
+        super().__init__("g" * len(counts))
+        self.counts, self.n_violators = counts, 0
+
+    def kkt_violations(self, iterate, active):
+        self.n_violators = self.counts[self.checks] if self.checks < len(self.counts) else 0
+        return super().kkt_violations(iterate, active)
+
+
+@pytest.mark.parametrize("counts, budget, restart_at", [
+    ([50, 40, 45, 41, 42, 30, 20], "auto", 5),  # three in a row find no fewer than 40: at the fifth
+    ([50, 40, 40, 40, 40, 30, 20], "auto", 5),  # as many is no fewer
+    ([50, 40, 45, 41, 30, 35, 31], "auto", None),  # two in a row, then fewer (the slow spiral's way)
+    ([50, 40, 45, 38, 41, 39, 37], "auto", None),  # fewer than the fewest, each third check
+    ([50, 0, 3, 0, 0, 0, 0], "auto", None),  # a check that finds none makes headway
+    ([50, 40, 45, 41, 42, 30, 20], None, None),  # no budget: nothing cost-based hands over
+])
+def test_a_working_set_hands_over_after_three_checks_without_fewer_violators(counts, budget, restart_at):
+    """A check makes headway when it finds fewer violators than any earlier check of the run (or
+    none); three in a row that do not hand the fit over to the plain iteration ("no headway").
+    Planted: counting against the previous check instead of the fewest fails the first case (45,
+    41, 42 never has two in a row that find no fewer than the one before)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        result = FixedPointDriver(theta=1e-4, max_iter=100, active_set=WorkingSet(
+            prune_below=1e-8, round_iter=30, fast_budget=budget)).run(Counted(counts))
+    assert result.outcome == "converged"
+    checks = [h.iteration for h in result.history if h.full_check and h.n_reentered > 0]
+    restarts = [(h.iteration, h.restart_reason) for h in result.history if h.restarted]
+    assert restarts == ([] if restart_at is None else [(checks[restart_at - 1], "no headway")])
+
+
 class PlainDrifts(SettlesLate):
     """SettlesLate whose update over all features adds 1 to w_0: the plain iteration drifts (θ_t
     = 1/(w_0 + 1), no cycle) and stops at max_iter; the working set settles after ``failing``

@@ -140,7 +140,8 @@ def restart_story(history) -> str:
     if not restarted:
         return ""
     why = {"budget": "spent its budget", "went round": "went round",
-           "crowded": "found more violators than it holds cheaply"}.get(restarted[0].restart_reason,
+           "crowded": "found more violators than it holds cheaply",
+           "no headway": "found no fewer violators in three checks in a row"}.get(restarted[0].restart_reason,
                                                                          "did not settle")
     return (f"; the working set {why}, so the fit restarted as the plain iteration after "
             f"iteration {restarted[0].iteration}")

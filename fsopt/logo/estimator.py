@@ -77,9 +77,11 @@ class LOGO(SelectorMixin, BaseEstimator):
         over them) when the working set converges, cycles, stalls, converges slowly or has run
         10 iterations; the most violating features come back and the iteration goes on.  Four
         checks that go round (most of what they bring back an earlier check had brought back)
-        restart the fit as the plain iteration (``history_[t].restarted``), and so does a
-        working set that spends more than its budget (4 first iterations' counted work, up to 10
-        with growth; ``history_[t].work``, restart reason "budget"), or a check that finds more
+        restart the fit as the plain iteration (``history_[t].restarted``), and so do three
+        checks in a row that find no fewer violators than the fewest an earlier one found
+        (restart reason "no headway"), a working set that spends more than its budget (4 first
+        iterations' counted work, up to 10 with growth; ``history_[t].work``, restart reason
+        "budget"), or a check that finds more
         violators than a twentieth of the features while working-set iterations are dear (this
         one at least a tenth of the first one's work, or the cheapest a thirty-second, as at J up
         to about 10,000; restart reason "crowded").  That run has the plain iteration's iterates and
