@@ -11,6 +11,7 @@ from sklearn.exceptions import ConvergenceWarning
 from fsopt import LOGO
 from fsopt.core.acceleration import Anderson, Averaging
 from fsopt.logo.working_set import WorkingSet
+from fsopt.logo.cli import restart_story
 from fsopt.core.driver import FixedPointDriver, FixedPointMethod, Step
 from fsopt.datasets.spiral import make_spiral
 
@@ -355,6 +356,8 @@ def test_a_working_set_hands_over_after_three_checks_without_fewer_violators(cou
     checks = [h.iteration for h in result.history if h.full_check and h.n_reentered > 0]
     restarts = [(h.iteration, h.restart_reason) for h in result.history if h.restarted]
     assert restarts == ([] if restart_at is None else [(checks[restart_at - 1], "no headway")])
+    if restart_at is not None:  # what `fsopt run` says of it
+        assert "found no fewer violators in three checks in a row" in restart_story(result.history)
 
 
 class PlainDrifts(SettlesLate):
