@@ -20,7 +20,7 @@ from ..core.solvers import resolve_solver, solver_chain
 from ..core.subproblem import Subproblem
 from ..core.validation import check_data, check_labels, transactional_fit, validate_fit
 from .garrote import GarroteLogistic
-from .method import _HELD_ELEMENTS, LogoFixedPoint, screening_refusal
+from .method import LogoFixedPoint, screening_refusal, zbar_fits
 from .working_set import WorkingSet
 
 PAPER_PRUNE_BELOW = 1e-8  # the paper's elimination threshold
@@ -270,7 +270,7 @@ class LOGO(SelectorMixin, BaseEstimator):
         if prune_below == "auto":  # the fast path where it saves time; the paper's path where it is cheap
             prune_below = PAPER_PRUNE_BELOW if X.shape[0] ** 2 * X.shape[1] >= FAST_PATH_FROM else None
         self.prune_below_ = prune_below
-        screening = prune_below is not None or X.shape[0] * X.shape[1] > _HELD_ELEMENTS
+        screening = prune_below is not None or not zbar_fits(X)
         refusal = screening_refusal(subproblem) if screening else ""
         if refusal:
             if prune_below is None:  # too many margins to hold: they must be streamed

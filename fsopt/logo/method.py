@@ -83,6 +83,12 @@ _ITERATION_COLUMNS = 1024  # an iteration's own cost (N × N kernel, solver set-
 SCREENING_NEEDS = {"smooth": ("margin_derivative",), "penalty": ("zero_slack", "violation")}
 
 
+def zbar_fits(X) -> bool:
+    """Whether z̄ of every column of X fits in the memory the statistics hold (``_HELD_ELEMENTS``
+    entries): else they stream, and a fit screens features whatever ``prune_below`` says."""
+    return X.shape[0] * X.shape[1] <= _HELD_ELEMENTS
+
+
 def screening_refusal(subproblem) -> str:
     """Why LOGO cannot screen features for ``subproblem`` ("" if it can): a loss that is not smooth
     (no gradient to screen with), or the parts elimination, the working set and a streamed fit read
@@ -273,7 +279,7 @@ class LogoFixedPoint(FixedPointMethod):
         for every column) would only cost time: 5–10 % of an update at J = 2,000."""
         self.working_set = False
         held = self.holds_some_margins()
-        if not held and self.X.shape[0] * self.X.shape[1] <= _HELD_ELEMENTS:
+        if not held and zbar_fits(self.X):
             self.screening = False
         return held
 

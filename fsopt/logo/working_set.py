@@ -143,9 +143,10 @@ class WorkingSet(ActiveSetPolicy):
             self._failed = 0 if not reentries(record) else self._failed + circled
             if self._budget is not None and self._pays(circled, int(entering.sum()), int(active.sum()), active.size):
                 self._allowance = min(_MOST * self._budget, self._allowance + self._budget / 4)
-            self._headway(getattr(self._method, "n_violators", None))
+            found = getattr(self._method, "n_violators", None)  # (None: a method that does not count them)
+            self._headway(found)
             self._crowded = self._budget is not None and record.working_set and self._dear(price) and \
-                getattr(self._method, "n_violators", 0) > _CHEAP_SHARE * active.size
+                found is not None and found > _CHEAP_SHARE * active.size
         return active
 
     def closes_outer(self, record, working_set):
