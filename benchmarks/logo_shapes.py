@@ -2,7 +2,7 @@
 
     python benchmarks/logo_shapes.py [--J 2000 8000 20000] [--seeds 3] [--families interaction minority ...]
                                      [--real heart ionosphere sonar] [--noise 2000] [--repeat 1] [--one-core]
-                                     [--fast-budget 4]
+                                     [--fast-budget 4] [--geometry n_interacting=3 noise=0.2]
                                      [--out rows.jsonl]
     python benchmarks/logo_shapes.py --table rows.jsonl [more.jsonl ...]
 
@@ -20,7 +20,9 @@ outcome, the support, and for the default where and why it handed over to the pl
 Instances: the families of :mod:`fsopt.datasets.shapes` at N = ``--samples`` (300), J total
 features of which the family's relevant ones, seeds 0..k−1; and the real data sets shipped with
 fsopt, standardized, with ``--noise`` N(0, 1) features appended (seeds 0..2), as
-``benchmarks/logo_fast_path.py --real`` builds them.  Rows are printed as they finish (Markdown)
+``benchmarks/logo_fast_path.py --real`` builds them.  ``--geometry key=value ...`` passes the
+families' generators other geometry than their defaults (every family listed must take each key):
+the shapes at parameters no constant of the fast path was chosen on.  Rows are printed as they finish (Markdown)
 and appended to ``--out`` as JSON lines; ``--table`` prints saved rows and what they add up to.
 """
 import argparse
@@ -42,10 +44,23 @@ def shapes(args):
     for J in args.J:
         for family in args.families:
             make = {**FAMILIES, **HELD_OUT}[family]
+            shape = "".join(f", {key} {value:g}" for key, value in args.geometry.items())
             for seed in range(args.first_seed, args.first_seed + args.seeds):
-                X, y = make(args.samples, 0, random_state=seed)  # its relevant columns alone
-                X, y = make(args.samples, J - X.shape[1], random_state=seed)
-                yield X, y, f"{family}, seed {seed}", 1.0
+                X, y = make(args.samples, 0, random_state=seed, **args.geometry)  # its relevant columns alone
+                X, y = make(args.samples, J - X.shape[1], random_state=seed, **args.geometry)
+                yield X, y, f"{family}{shape}, seed {seed}", 1.0
+
+
+def geometry(pairs):
+    """``--geometry``'s key=value pairs as generator keywords (numbers: int where integral)."""
+    out = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise SystemExit(f"--geometry takes key=value pairs; got {pair!r}")
+        number = float(value)
+        out[key] = int(number) if number.is_integer() and "." not in value else number
+    return out
 
 
 def summary_of(est, seconds):
@@ -166,6 +181,8 @@ def main(argv=None):
                     help="the held-out families (sine boundary, checkerboard, clusters, noisy linear) were "
                          "never used to choose a constant")
     ap.add_argument("--samples", type=int, default=300, help="N of the generated families")
+    ap.add_argument("--geometry", nargs="*", default=[], metavar="KEY=VALUE",
+                    help="the families' geometry, passed to their generators (e.g. n_interacting=3 noise=0.2)")
     ap.add_argument("--real", nargs="*", default=["heart", "ionosphere", "sonar"])
     ap.add_argument("--noise", type=int, default=2000, help="N(0, 1) features added to a real data set")
     ap.add_argument("--real-lam", type=float, default=3.0, help="lambda on the real sets (logo-uci's)")
@@ -178,6 +195,7 @@ def main(argv=None):
                     help="run on the K-th CPU alone (the kernels then use one thread): on a machine shared with "
                          "other busy processes a two-thread kernel waits for both threads at every parallel region")
     args = ap.parse_args(argv)
+    args.geometry = geometry(args.geometry)
     if args.one_core is not None:
         os.sched_setaffinity(0, [sorted(os.sched_getaffinity(0))[args.one_core]])
     if args.table:

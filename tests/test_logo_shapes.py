@@ -350,3 +350,24 @@ def test_a_problem_file_can_name_each_family_generator(name):
 
     make = {**FAMILIES, **HELD_OUT}[name]
     assert plugins.named(plugins.GENERATORS, f"fsopt.datasets.shapes:{make.__name__}", "test") is make
+
+
+def test_the_shapes_benchmark_runs_the_families_at_the_geometry_it_is_given(tmp_path, capsys, monkeypatch):
+    """``benchmarks/logo_shapes.py --geometry``: each family's generator gets the geometry (three
+    interacting features: the instance's relevant columns), the rows name it, and a pair that is not
+    key=value is refused before any fit."""
+    from test_nmmkl_benchmarks import BENCH, load
+
+    monkeypatch.syspath_prepend(str(BENCH))  # it imports its sibling logo_fast_path
+    bench = load("logo_shapes")
+    made = []
+    monkeypatch.setitem(FAMILIES, "interaction", lambda *a, **k: made.append(k) or make_interaction(*a, **k))
+    out = tmp_path / "rows.jsonl"
+    bench.main(["--J", "300", "--seeds", "1", "--samples", "120", "--families", "interaction", "--real",
+                "--geometry", "n_interacting=3", "noise=0.25", "--out", str(out)])
+    assert made and all(k["n_interacting"] == 3 and k["noise"] == 0.25 for k in made)
+    row = out.read_text().splitlines()
+    assert len(row) == 1 and '"instance": "interaction, n_interacting 3, noise 0.25, seed 0"' in row[0]
+    capsys.readouterr()
+    with pytest.raises(SystemExit, match="key=value"):
+        bench.main(["--J", "300", "--families", "interaction", "--real", "--geometry", "n_interacting"])
