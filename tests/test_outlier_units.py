@@ -96,3 +96,13 @@ def test_the_typical_spread_of_float32_x_makes_no_float64_copy():
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
     assert spread == expected and peak < X.nbytes / 4
+
+
+def test_the_typical_spread_benchmark_prints_a_row_per_kind(capsys):
+    """``benchmarks/typical_spread.py`` on a small X: one row per kind of data, each spread finite."""
+    from test_nmmkl_benchmarks import load
+
+    load("typical_spread").main(["--shape", "40x50", "--repeat", "1"])
+    rows = capsys.readouterr().out.splitlines()[2:]  # under the header and its rule
+    assert [r.split("|")[1].strip() for r in rows] == ["normal", "binary", "counts"]
+    assert all(np.isfinite(float(r.split("|")[3])) for r in rows)
