@@ -56,9 +56,12 @@ def geometry(pairs):
     out = {}
     for pair in pairs:
         key, sep, value = pair.partition("=")
-        if not sep or not key:
-            raise SystemExit(f"--geometry takes key=value pairs; got {pair!r}")
-        number = float(value)
+        try:
+            number = float(value) if sep and key else None
+        except ValueError:
+            number = None
+        if number is None:
+            raise SystemExit(f"--geometry takes key=value pairs with a number for value; got {pair!r}")
         out[key] = int(number) if number.is_integer() and "." not in value else number
     return out
 

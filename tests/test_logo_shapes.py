@@ -371,3 +371,5 @@ def test_the_shapes_benchmark_runs_the_families_at_the_geometry_it_is_given(tmp_
     capsys.readouterr()
     with pytest.raises(SystemExit, match="key=value"):
         bench.main(["--J", "300", "--families", "interaction", "--real", "--geometry", "n_interacting"])
+    with pytest.raises(SystemExit, match="a number for value; got 'noise=high'"):
+        bench.main(["--J", "300", "--families", "interaction", "--real", "--geometry", "noise=high"])
