@@ -109,15 +109,20 @@ def test_zbar_products_are_the_definition(rng, N, J):
 def test_a_span_read_in_place_and_any_split_into_tasks_give_the_same_sums_bit_for_bit(rng, monkeypatch):
     """A check reads X's columns start:stop where they are (no copy) and the kernels split columns
     into tasks by width: each column's sum is the same, bit for bit, as over the copied columns
-    in one task (what keeps a fit's iterates unchanged).  A store's X is taken first."""
+    in one task (what keeps a fit's iterates unchanged, whatever the number of threads).  A
+    store's X is taken first."""
     X = rng.standard_normal((46, 1500))
     y = np.arange(46) % 2
     A = margin_coefficients(X[:, :10], y, np.ones(10), 1.3)
     V = rng.standard_normal((46, 2))
     part = np.ascontiguousarray(X[:, 200:1400])
     monkeypatch.setattr(margins, "_Z_FEW", 10**9)
-    ref_products, ref_zbar = zbar_products(A, part, V), signed_abs_sum(A, part)
+    ref_products, ref_zbar = zbar_products(A, part, V), margins._signed_abs_sum(A, part, part.shape[1])
     monkeypatch.setattr(margins, "_Z_FEW", 8)
+    for threads in (1, margins.kernel_threads()):
+        monkeypatch.setattr(margins, "_threads", lambda n_samples, columns, threads=threads: threads)
+        np.testing.assert_array_equal(signed_abs_sum(A, part), ref_zbar)
+        assert signed_abs_sum(A, part[:, :0]).shape == (46, 0)  # a working set of no column
     for widest in (64, 520, 4096):
         monkeypatch.setattr(margins, "_Z_WIDEST", widest)
         np.testing.assert_array_equal(zbar_products(A, X, V, span=(200, 1400)), ref_products)

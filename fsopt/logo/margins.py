@@ -19,8 +19,8 @@ from ..core.blocks import (KERNEL_COLUMNS, column_blocks, dask_blocks, dask_comp
 from ..core.kernels import kernel_threads
 
 _BLOCK = KERNEL_COLUMNS  # columns per block of the distances: X[:, block] stays in cache
-_Z_WIDEST = 1280  # z̄ and its products: at most this many columns per task (see _task_width)
-_Z_FEW = 512  # ... and below this many columns, few tasks (z̄: one; its products: one per thread)
+_Z_WIDEST = 1280  # z̄ and its products: at most this many columns per task (_zbar_width, _task_width)
+_Z_FEW = 512  # ... and below this many columns, one task per thread for the products
 _SINGLE_FLUSH = 8  # float32 products: tiles summed in float32 before they join the float64 sums
 _U32 = 2.0**-24  # float32's unit roundoff
 _SERIAL_PAIRS = 2**23  # sample pairs × columns below which a kernel runs on one thread (see _threads)
@@ -184,21 +184,31 @@ def signed_abs_sum(A, X):
         return signed_abs_sum_blockwise(A, X)
     dtype = np.float32 if X.dtype == np.float32 else np.float64
     X = np.ascontiguousarray(X, dtype=dtype)
-    numba.set_num_threads(kernel_threads())
-    block = _task_width(X.shape[1], few=1)
     numba.set_num_threads(_threads(*X.shape))
-    return _signed_abs_sum(np.ascontiguousarray(A, dtype=dtype), X, block)
+    return _signed_abs_sum(np.ascontiguousarray(A, dtype=dtype), X, _zbar_width(X.shape[1]))
+
+
+def _zbar_width(J):
+    """Columns per task of z̄: one task per thread the call runs on (a multiple of 8 columns),
+    more where a task would pass ``_Z_WIDEST`` columns.  Measured side by side against the rule
+    of :func:`_task_width` (one task below ``_Z_FEW`` columns, else two per thread), 2 threads,
+    median of 5–9 (``benchmarks/zbar_task_width.py``): at N = 120, 300, 460 and 1,000 and 80–1,500
+    columns 1.06–1.35× faster (N = 460, 300 columns: 5.7 against 4.3 ms; 1,000 columns: 11.3
+    against 9.1 ms), at 2,600–8,000 columns the same within 6 %.  A column's sum does not depend
+    on the task it falls in (tests/test_margins.py), so neither do the results."""
+    threads = numba.get_num_threads()
+    tasks = threads * max(1, -(-J // (threads * _Z_WIDEST)))  # (J = 0: no column, one empty task)
+    return max(8, -(-J // (tasks * 8)) * 8)
 
 
 def _task_width(J, few):
-    """Columns per task of the z̄ kernels: equal widths (a multiple of 8), two tasks per thread,
+    """Columns per task of z̄'s products: equal widths (a multiple of 8), two tasks per thread,
     or more of at most ``_Z_WIDEST`` columns; ``few`` tasks below ``_Z_FEW`` columns.  Measured
-    side by side at N = 460, 2 threads (median of 7): z̄ of 700–2,600 columns 1.2–1.3× the speed
-    of tasks of at most 512 columns, four per thread (e.g. 1,300 columns: 12.0 against 15.0 ms),
-    its products over 20,000 columns 1.1× (78.6 against 87.7 ms); at N = 120 and 1,000, z̄
-    1.17–1.29× at 1,300, 2,600 and 20,000 columns, 0.89–1.06× at 700 and 8,000.  Below 512 columns
-    the second thread gains nothing for z̄ (N = 460, 300 columns: 4.9 ms in one task, 5.6–6.5 in
-    2–4) and 1.4–1.6× for its products (N = 460–1,000, 100–400 columns: one task per thread)."""
+    side by side at N = 460, 2 threads (median of 7): the products over 20,000 columns 1.1× the
+    speed of tasks of at most 512 columns, four per thread (78.6 against 87.7 ms); below 512
+    columns 1.4–1.6× (N = 460–1,000, 100–400 columns: one task per thread).  One task per thread
+    (as z̄'s, :func:`_zbar_width`) was measured within 5 % of this at N = 300 and 460, 300–20,000
+    columns, float64 and float32."""
     tasks = few
     if J >= _Z_FEW:
         tasks = 2 * numba.get_num_threads()
