@@ -3,27 +3,18 @@
     python benchmarks/zbar_task_width.py [--N 120 300 460 1000] [--J 40 80 160 300 600 1000 1500 2600 8000]
                                          [--repeat 9]
 
-Prints one line per (N, J): the median time of z̄ in float64 over ``--repeat`` calls and the
+Prints one line per (N, J): the best time of z̄ in float64 over ``--repeat`` calls and the
 threads it ran on.  Run it on two versions in turn (e.g. with ``PYTHONPATH`` set
 to each checkout) to compare how they split the columns into tasks: the sums are the same bit for
 bit whatever the split (tests/test_margins.py), only the time moves.
 """
 import argparse
-import time
 
 import numba
 import numpy as np
+from logo_statistics import best_of  # this directory: the statistics kernels' benchmark
 
 from fsopt.logo import margins
-
-
-def median_ms(f, repeat):
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        f()
-        times.append(time.perf_counter() - t0)
-    return 1e3 * float(np.median(times))
 
 
 def main(argv=None):
@@ -39,7 +30,7 @@ def main(argv=None):
         for J in args.J:
             X = rng.standard_normal((N, J))
             margins.signed_abs_sum(A, X)  # compiled, and the threads woken
-            t = median_ms(lambda: margins.signed_abs_sum(A, X), args.repeat)
+            t = 1e3 * best_of(lambda: margins.signed_abs_sum(A, X), args.repeat)
             print(f"| {N} | {J} | {t:.2f} | {numba.get_num_threads()} |", flush=True)
 
 

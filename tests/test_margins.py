@@ -241,3 +241,14 @@ def test_the_float32_estimate_gives_no_information_where_float32_overflows(rng):
     X32[:, 1] = np.arange(8)
     G, err = zbar_products_estimate(A, X32, np.ones((8, 1)))
     assert np.isinf(err).all()
+
+
+def test_the_task_width_benchmark_prints_a_row_per_shape(capsys, monkeypatch):
+    """``benchmarks/zbar_task_width.py`` on small shapes: one row per (N, J), each time finite."""
+    from test_nmmkl_benchmarks import BENCH, load
+
+    monkeypatch.syspath_prepend(str(BENCH))  # it takes best_of from the statistics benchmark
+    load("zbar_task_width").main(["--N", "20", "--J", "8", "40", "--repeat", "1"])
+    rows = [r.split("|") for r in capsys.readouterr().out.splitlines()[2:]]  # under the header and its rule
+    assert [(r[1].strip(), r[2].strip()) for r in rows] == [("20", "8"), ("20", "40")]
+    assert all(np.isfinite(float(r[3])) and float(r[3]) > 0 for r in rows)
