@@ -252,3 +252,27 @@ def test_the_task_width_benchmark_prints_a_row_per_shape(capsys, monkeypatch):
     rows = [r.split("|") for r in capsys.readouterr().out.splitlines()[2:]]  # under the header and its rule
     assert [(r[1].strip(), r[2].strip()) for r in rows] == [("20", "8"), ("20", "40")]
     assert all(np.isfinite(float(r[3])) and float(r[3]) > 0 for r in rows)
+
+
+def test_blas_runs_on_one_thread_inside_a_fit_and_its_libraries_are_found_once(monkeypatch):
+    """``blas_one_thread`` limits every BLAS to one thread and restores it after; the libraries are
+    looked for once per process (each look costs milliseconds: 4 % of a small fit), again only
+    after a new module was imported."""
+    import threadpoolctl
+
+    from fsopt.core import kernels
+
+    real = threadpoolctl.ThreadpoolController
+
+    def blas_threads():
+        return [lib["num_threads"] for lib in real().info() if lib["user_api"] == "blas"]
+
+    before, made = blas_threads(), []
+    monkeypatch.setattr(threadpoolctl, "ThreadpoolController", lambda: made.append(1) or real())
+    monkeypatch.setattr(kernels, "_BLAS", [])
+    for _ in range(3):
+        with kernels.blas_one_thread():
+            inside = blas_threads()
+            assert inside and set(inside) == {1}
+    assert len(made) == 1
+    assert blas_threads() == before

@@ -11,10 +11,13 @@ def kernel_threads():
     """Threads for the compiled kernels: the CPUs this process may run on
     (``os.sched_getaffinity``: a taskset, cgroup cpuset or batch allocation), at most numba's
     pool (``NUMBA_NUM_THREADS``, which counts every CPU of the machine and would oversubscribe
-    a restricted process).  Work is split into 4 tasks per thread (z̄) or row pairs (distances),
-    so a thread slowed by another process holds up at most its last task."""
+    a restricted process).  Work is split into column tasks (z̄: one per thread, its products two)
+    or row pairs (distances)."""
     cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
     return max(1, min(cpus, numba.config.NUMBA_NUM_THREADS))
+
+
+_BLAS = []  # the process's threadpoolctl controller, made at the first fit
 
 
 @contextlib.contextmanager
@@ -22,8 +25,15 @@ def blas_one_thread():
     """BLAS at one thread while a fit's compiled kernels use the cores.  A fit's BLAS calls are
     small (N × working set matrix-vector products inside each solve); OpenBLAS's threads, spinning
     after each call, take the cores from the next kernel (LOGO, Fermat spiral 1.5 turns, seed 1,
-    N = 460, J = 20,000: fit 6.5 → 2.8 s, its solves 2.35 → 0.71 s)."""
-    from threadpoolctl import threadpool_limits
+    N = 460, J = 20,000: fit 6.5 → 2.8 s, its solves 2.35 → 0.71 s).  The libraries are found once
+    per process (a ``ThreadpoolController``: ``threadpool_limits`` looks for them at every call,
+    2.9 ms, 4 % of a LOGO fit at N = 270, J = 2,013), and again once a module was imported since
+    (an extension module may have loaded another BLAS)."""
+    import sys
 
-    with threadpool_limits(limits=1, user_api="blas"):
+    from threadpoolctl import ThreadpoolController
+
+    if not _BLAS or _BLAS[0][1] != len(sys.modules):
+        _BLAS[:] = [(ThreadpoolController(), len(sys.modules))]
+    with _BLAS[0][0].limit(limits=1, user_api="blas"):
         yield
