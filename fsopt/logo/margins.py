@@ -194,8 +194,11 @@ def _zbar_width(J):
     of :func:`_task_width` (one task below ``_Z_FEW`` columns, else two per thread), 2 threads,
     median of 5–9 (``benchmarks/zbar_task_width.py``): at N = 120, 300, 460 and 1,000 and 80–1,500
     columns 1.06–1.35× faster (N = 460, 300 columns: 5.7 against 4.3 ms; 1,000 columns: 11.3
-    against 9.1 ms), at 2,600–8,000 columns the same within 6 %.  A column's sum does not depend
-    on the task it falls in (tests/test_margins.py), so neither do the results."""
+    against 9.1 ms), at 2,600–8,000 columns the same within 6 %.  Inside fits, where the second
+    core is not always free, less: the plain iteration at J = 2,000 (z̄ of 2,000 columns per
+    iteration) 1.05–1.08× faster, the default 1.03–1.05× (both rules in turn in one process,
+    medians of 4); the slow spiral's z̄ 0.89 → 0.86 s, within the machine's noise.  A column's sum
+    does not depend on the task it falls in (tests/test_margins.py), so neither do the results."""
     threads = numba.get_num_threads()
     tasks = threads * max(1, -(-J // (threads * _Z_WIDEST)))  # (J = 0: no column, one empty task)
     return max(8, -(-J // (tasks * 8)) * 8)
