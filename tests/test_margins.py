@@ -276,3 +276,41 @@ def test_blas_runs_on_one_thread_inside_a_fit_and_its_libraries_are_found_once(m
             assert inside and set(inside) == {1}
     assert len(made) == 1
     assert blas_threads() == before
+
+
+FIRST_FIT_COMPILES_ALL = """
+import warnings, numba
+from fsopt import LOGO
+from fsopt.core import scaling
+from fsopt.datasets.shapes import FAMILIES
+from fsopt.datasets.spiral import make_spiral
+from fsopt.logo import margins
+
+def signatures():
+    return {(module.__name__, name): list(getattr(module, name).signatures) for module in (margins, scaling)
+            for name in dir(module) if isinstance(getattr(module, name), numba.core.registry.CPUDispatcher)}
+
+warnings.simplefilter("ignore")
+LOGO().fit(*make_spiral(30, 20, random_state=0))  # a warm-up fit
+before = signatures()
+X, y = FAMILIES["interaction"](80, 4198, random_state=0)
+default = LOGO(sigma=2.0, max_iter=20).fit(X, y)
+LOGO(sigma=2.0, max_iter=20, working_set=False, prune_below=None).fit(X, y)
+assert [h.restart_reason for h in default.history_ if h.restarted] == ["crowded"]  # the held run ran
+new = {key: [s for s in sigs if s not in before.get(key, [])] for key, sigs in signatures().items()}
+print({key: [str(s) for s in sigs] for key, sigs in new.items() if sigs})
+"""
+
+
+def test_a_warm_up_fit_compiles_every_kernel_later_fits_run():
+    """After one small fit, a fit at J = 4,200 that checks over thousands of features (float32
+    estimates, exact products) and hands over to the held run (float32 z̄), and the plain
+    iteration, compile nothing more (``compile_kernels``): on a fresh cache that compiling took
+    3-8 s inside the default's first such fits, none inside the plain iteration's."""
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-c", FIRST_FIT_COMPILES_ALL], capture_output=True, text=True,
+                         timeout=600)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.strip() == "{}"

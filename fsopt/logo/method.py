@@ -66,7 +66,8 @@ from ..core.exceptions import SolverFailed
 from ..core.parts import missing_parts, nonsmooth_reason
 from ..core.solvers import as_resolved
 from .held_margins import HeldMargins
-from .margins import SingleMargins, margin_coefficients, signed_abs_sum, zbar_products, zbar_products_estimate
+from .margins import (SingleMargins, compile_kernels, margin_coefficients, signed_abs_sum, zbar_products,
+                      zbar_products_estimate)
 
 _CHUNK_ELEMENTS = 2**24  # N × columns per streamed block of z̄ (128 MiB of float64)
 _HELD_ELEMENTS = 2**27  # N × columns of z̄ held in memory (1 GiB of float64), unless the working
@@ -146,6 +147,7 @@ class LogoFixedPoint(FixedPointMethod):
     def __init__(self, X, y, sigma, subproblem, solver, fallback=(), solver_options=None, w0=None,
                  check_against=None, check_tol=(1e-6, 1e-3), x_scale=1.0, working_set=True,
                  screening=True):
+        compile_kernels()  # (once per process: a first fit compiles what any later one runs)
         self.X, self.y, self.sigma, self.x_scale = X, y, sigma, x_scale
         self.subproblem = subproblem
         self.penalty = subproblem.penalty  # over all J features (before any set_margins(columns=))
