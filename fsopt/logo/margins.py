@@ -222,8 +222,8 @@ def _zbar_width(J):
     core is not always free, less: the plain iteration at J = 2,000 (z̄ of 2,000 columns per
     iteration) 1.05–1.08× faster, the default 1.03–1.05× (both rules in turn in one process,
     medians of 4); the slow spiral's z̄ 0.89 → 0.83 s (medians of 9 fits in turn; ranges 0.83–0.99
-    and 0.75–1.21 s).  A column's sum
-    does not depend on the task it falls in (tests/test_margins.py), so neither do the results."""
+    and 0.75–1.21 s).  A column's sum does not depend on the task it falls in
+    (tests/test_margins.py), so neither do the results."""
     threads = numba.get_num_threads()
     tasks = threads * max(1, -(-J // (threads * _Z_WIDEST)))  # (J = 0: no column, one empty task)
     return max(8, -(-J // (tasks * 8)) * 8)
