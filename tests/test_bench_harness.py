@@ -211,3 +211,21 @@ def test_the_axis_check_catches_a_profile_cut_at_a_thousand(monkeypatch):
     monkeypatch.setattr(bench_report, "profile_taus", lambda times: bench_stats.TAUS)  # the old fixed axis
     missing = unplotted(_frame(STUDY))
     assert sorted((s, round(r)) for s, _, r in missing) == [("SLOW", 1732), ("SLOW", 3850)]
+
+
+def test_a_signal_between_logging_a_pair_and_counting_it_leaves_the_count_the_logs(tmp_path, monkeypatch):
+    """An interruption that comes after a pair's rows reach results.jsonl but before the study
+    counts them: the partial summary counts what the log holds (it had said 0 of 14 solves with 5
+    logged, a race a SIGTERM under load hit)."""
+    from fsopt.tools import bench
+
+    def interrupted(self, rows):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(bench.Study, "_log", interrupted)
+    out = tmp_path / "study"
+    with pytest.raises(KeyboardInterrupt):
+        bench.run(out=str(out), quick=True, problem_names=["spiral"], solvers=["GRADIENT"], repeat=2,
+                  progress=False, n_jobs=1)
+    logged = len((out / "results.jsonl").read_text().splitlines())
+    assert logged > 0 and (out / "summary.md").read_text().startswith(f"**partial: {logged} of 14 solves**")

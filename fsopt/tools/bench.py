@@ -702,6 +702,7 @@ def run(out="bench-results", quick=False, problem_names=None, solvers=None, time
         try:
             study.solve(todo, pool, timeout, progress)
         except (KeyboardInterrupt, SystemExit):  # what was solved is written, marked partial
+            study.logged = _index(folder.rows())  # the log's rows: one appended as the signal came counts
             study.write(bench_problems, timeout, shift)
             raise
         return study.write(bench_problems, timeout, shift)
