@@ -116,9 +116,10 @@ def test_a_span_read_in_place_and_any_split_into_tasks_give_the_same_sums_bit_fo
     A = margin_coefficients(X[:, :10], y, np.ones(10), 1.3)
     V = rng.standard_normal((46, 2))
     part = np.ascontiguousarray(X[:, 200:1400])
-    monkeypatch.setattr(margins, "_Z_FEW", 10**9)
-    ref_products, ref_zbar = zbar_products(A, part, V), margins._signed_abs_sum(A, part, part.shape[1])
-    monkeypatch.setattr(margins, "_Z_FEW", 8)
+    with monkeypatch.context() as one_task:  # one thread, one task of every column
+        one_task.setattr(margins, "_threads", lambda n_samples, columns: 1)
+        one_task.setattr(margins, "_Z_WIDEST", 10**9)
+        ref_products, ref_zbar = zbar_products(A, part, V), signed_abs_sum(A, part)
     for threads in (1, margins.kernel_threads()):
         monkeypatch.setattr(margins, "_threads", lambda n_samples, columns, threads=threads: threads)
         np.testing.assert_array_equal(signed_abs_sum(A, part), ref_zbar)

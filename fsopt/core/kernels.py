@@ -11,7 +11,7 @@ def kernel_threads():
     """Threads for the compiled kernels: the CPUs this process may run on
     (``os.sched_getaffinity``: a taskset, cgroup cpuset or batch allocation), at most numba's
     pool (``NUMBA_NUM_THREADS``, which counts every CPU of the machine and would oversubscribe
-    a restricted process).  Work is split into column tasks (z̄: one per thread, its products two)
+    a restricted process).  Work is split into column tasks (z̄ and its products: one per thread)
     or row pairs (distances)."""
     cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
     return max(1, min(cpus, numba.config.NUMBA_NUM_THREADS))

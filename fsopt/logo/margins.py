@@ -19,8 +19,7 @@ from ..core.blocks import (KERNEL_COLUMNS, column_blocks, dask_blocks, dask_comp
 from ..core.kernels import kernel_threads
 
 _BLOCK = KERNEL_COLUMNS  # columns per block of the distances: X[:, block] stays in cache
-_Z_WIDEST = 1280  # z̄ and its products: at most this many columns per task (_zbar_width, _task_width)
-_Z_FEW = 512  # ... and below this many columns, one task per thread for the products
+_Z_WIDEST = 1280  # z̄ and its products: at most this many columns per task (see _task_width)
 _SINGLE_FLUSH = 8  # float32 products: tiles summed in float32 before they join the float64 sums
 _U32 = 2.0**-24  # float32's unit roundoff
 _SERIAL_PAIRS = 2**23  # sample pairs × columns below which a kernel runs on one thread (see _threads)
@@ -209,38 +208,24 @@ def signed_abs_sum(A, X):
     dtype = np.float32 if X.dtype == np.float32 else np.float64
     X = np.ascontiguousarray(X, dtype=dtype)
     numba.set_num_threads(_threads(*X.shape))
-    return _signed_abs_sum(np.ascontiguousarray(A, dtype=dtype), X, _zbar_width(X.shape[1]))
+    return _signed_abs_sum(np.ascontiguousarray(A, dtype=dtype), X, _task_width(X.shape[1]))
 
 
-def _zbar_width(J):
-    """Columns per task of z̄: one task per thread the call runs on (a multiple of 8 columns),
-    more where a task would pass ``_Z_WIDEST`` columns.  Measured side by side against the rule
-    of :func:`_task_width` (one task below ``_Z_FEW`` columns, else two per thread), 2 threads,
-    median of 5–9 (``benchmarks/zbar_task_width.py``): at N = 120, 300, 460 and 1,000 and 80–1,500
-    columns 1.06–1.35× faster (N = 460, 300 columns: 5.7 against 4.3 ms; 1,000 columns: 11.3
-    against 9.1 ms), at 2,600–8,000 columns the same within 6 %.  Inside fits, where the second
-    core is not always free, less: the plain iteration at J = 2,000 (z̄ of 2,000 columns per
-    iteration) 1.05–1.08× faster, the default 1.03–1.05× (both rules in turn in one process,
-    medians of 4); the slow spiral's z̄ 0.89 → 0.83 s (medians of 9 fits in turn; ranges 0.83–0.99
-    and 0.75–1.21 s).  A column's sum does not depend on the task it falls in
-    (tests/test_margins.py), so neither do the results."""
+def _task_width(J):
+    """Columns per task of z̄ and of its products: one task per thread the call runs on (a multiple
+    of 8 columns), more where a task would pass ``_Z_WIDEST`` columns.  Measured side by side
+    against the rule before (z̄: one task below 512 columns, else two per thread; the products:
+    one per thread below 512, two above), 2 threads, median of 5–9 (``benchmarks/zbar_task_width.py``):
+    z̄ at N = 120, 300, 460 and 1,000 and 80–1,500 columns 1.06–1.35× faster (N = 460, 300 columns:
+    5.7 against 4.3 ms; 1,000 columns: 11.3 against 9.1 ms), at 2,600–8,000 columns the same within
+    6 %; the products (float64 and the float32 estimate) within 5 % at N = 300 and 460, 300–20,000
+    columns.  Inside fits, where the second core is not always free, less: the plain iteration at
+    J = 2,000 (z̄ of 2,000 columns per iteration) 1.05–1.08× faster, the default 1.03–1.05× (both
+    rules in turn in one process, medians of 4); the slow spiral's z̄ 0.89 → 0.83 s (medians of 9
+    fits in turn; ranges 0.83–0.99 and 0.75–1.21 s).  A column's sum does not depend on the task it
+    falls in (tests/test_margins.py), so neither do the results."""
     threads = numba.get_num_threads()
     tasks = threads * max(1, -(-J // (threads * _Z_WIDEST)))  # (J = 0: no column, one empty task)
-    return max(8, -(-J // (tasks * 8)) * 8)
-
-
-def _task_width(J, few):
-    """Columns per task of z̄'s products: equal widths (a multiple of 8), two tasks per thread,
-    or more of at most ``_Z_WIDEST`` columns; ``few`` tasks below ``_Z_FEW`` columns.  Measured
-    side by side at N = 460, 2 threads (median of 7): the products over 20,000 columns 1.1× the
-    speed of tasks of at most 512 columns, four per thread (78.6 against 87.7 ms); below 512
-    columns 1.4–1.6× (N = 460–1,000, 100–400 columns: one task per thread).  One task per thread
-    (as z̄'s, :func:`_zbar_width`) was measured within 5 % of this at N = 300 and 460, 300–20,000
-    columns, float64 and float32."""
-    tasks = few
-    if J >= _Z_FEW:
-        tasks = 2 * numba.get_num_threads()
-        tasks *= -(-J // (tasks * _Z_WIDEST))
     return max(8, -(-J // (tasks * 8)) * 8)
 
 
@@ -342,10 +327,8 @@ def zbar_products(A, X, V, span=None):
     X = np.ascontiguousarray(X, dtype=dtype)
     start, stop = (0, X.shape[1]) if span is None else span
     C = np.triu(_pair_coefficients(A, V), 1).astype(dtype)
-    numba.set_num_threads(kernel_threads())
-    block = _task_width(stop - start, few=numba.get_num_threads())
     numba.set_num_threads(_threads(X.shape[0], (stop - start) * C.shape[0]))
-    return _pair_sums(C, X, start, stop, block).T
+    return _pair_sums(C, X, start, stop, _task_width(stop - start)).T
 
 
 def _pair_coefficients(A, V):
@@ -379,9 +362,8 @@ def zbar_products_estimate(A, X32, V, span=None):
     start, stop = (0, X32.shape[1]) if span is None else span
     C = _pair_coefficients(A, V)
     R = np.abs(C).sum(axis=2)
-    numba.set_num_threads(kernel_threads())
-    block = _task_width(stop - start, few=numba.get_num_threads())
     numba.set_num_threads(_threads(N, (stop - start) * C.shape[0]))
+    block = _task_width(stop - start)
     with np.errstate(over="ignore"):  # C beyond float32: inf, and err says so below
         C32 = np.triu(C).astype(np.float32)
     G, B, top_x = _single_pair_sums(C32, R, X32, start, stop, block, _SINGLE_FLUSH)
