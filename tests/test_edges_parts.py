@@ -2,6 +2,7 @@
 loss that is not goes only to the backends that take its cvxpy form and is certified by a duality
 gap computed in NumPy, or is refused before any work, naming smoothness; a missing part is refused
 before any statistics pass."""
+import contextlib
 import re
 import time
 
@@ -13,7 +14,7 @@ from scipy.optimize import linprog
 from fsopt import (LOGO, HingeMarginLoss, LogisticMarginLoss, MarginGarrote, MarginLoss, NativeBackend,
                    NonnegElasticNet, NonnegGroupL1, NonnegL1, NonnegL1Ball, Penalty, SolverFailed,
                    SquaredHingeMarginLoss)
-from fsopt.core.parts import derivative_jump, duality_gap, nonsmooth_reason
+from fsopt.core.parts import derivative_jump, duality_gap, nonsmooth_reason, placeholder
 from fsopt.core.scaling import unit_scale
 from fsopt.datasets.spiral import make_spiral
 from fsopt.logo.checks import margins_by_samples
@@ -417,3 +418,50 @@ def test_a_penalty_declared_not_smooth_is_refused_by_a_backend_that_needs_its_gr
     with pytest.raises(ValueError, match="KinkedL1 is not smooth on its feasible set.*use PROXGRAD"):
         garrote.solve("LBFGSB")
     assert garrote.solve("PROXGRAD").certified
+
+
+def _counting_reads(monkeypatch):
+    """Count :func:`fsopt.core.parts.undeclared` calls (each reads a part's attributes)."""
+    from fsopt.core import parts
+
+    reads, undeclared = [0], parts.undeclared
+
+    def counting(*args):
+        reads[0] += 1
+        return undeclared(*args)
+
+    monkeypatch.setattr(parts, "undeclared", counting)
+    return reads
+
+
+def test_a_solve_reads_each_question_about_its_parts_once(monkeypatch):
+    """One solve with LOGO's chain of five solvers asks 10-20 questions about the subproblem's parts
+    (each solver's capability, the certificate, the objective); inside a solve they cannot change,
+    so each distinct question reads the parts once.  Planted: without holding them, every question
+    reads them again."""
+    from fsopt.core import subproblem
+    from fsopt.logo import GarroteLogistic
+
+    sub = GarroteLogistic(lam=1.0, Z=margins())
+    chain = ("PROXGRAD", "CLARABEL", "ECOS", "GRADIENT")
+    reads = _counting_reads(monkeypatch)
+    held = sub.solve("LBFGSB", fallback=chain)
+    n_held = reads[0]
+    monkeypatch.setattr(subproblem, "parts_held", contextlib.nullcontext)
+    reads[0] = 0
+    unheld = sub.solve("LBFGSB", fallback=chain)
+    assert held.certified and unheld.certified and held.objective == unheld.objective
+    assert 2 * n_held < reads[0], (n_held, reads[0])
+
+
+def test_parts_changed_between_two_solves_are_read_again():
+    """What a solve learnt about the parts ends with it: the same penalty object, its prox withdrawn
+    after a first solve, is refused by the next, naming it.  (Planted, answers kept past the solve:
+    the second solve goes ahead.)"""
+    from fsopt.logo import GarroteLogistic
+
+    sub = GarroteLogistic(lam=1.0, Z=margins())
+    assert sub.solve("PROXGRAD").certified
+    sub.penalty.prox = placeholder(lambda v, step: v)  # (a placeholder: no longer a declaration)
+    with pytest.raises(ValueError, match="prox"):
+        sub.solve("PROXGRAD")

@@ -53,7 +53,7 @@ from . import status as st
 from .composite import polish_from_parts
 from .exceptions import BackendFailureWarning, SolverFailed, describe_attempt
 from .farkas import check_claim, inequality_form
-from .parts import LOSS_DUAL, composite_certificate, missing_parts, nonsmooth_reason
+from .parts import LOSS_DUAL, composite_certificate, missing_parts, nonsmooth_reason, parts_held
 from .solvers import ResolvedSolver, as_resolved
 
 OPTIMAL = st.OPTIMAL
@@ -442,16 +442,17 @@ class Subproblem(ABC):
         """
         given = {k: v for k, v in (("tol", tol), ("max_iter", max_iter), ("verbose", verbose or None))
                  if v is not None}  # explicit arguments override a profile's options
-        chain = [as_resolved(s, self, dict(solver_options, **given)) for s in (solver, *fallback)]
-        attempts = []
-        for resolved in chain:
-            record = self._attempt(resolved, attempts)
-            if (self.refine_by_default if refine is None else refine) \
-                    and record.status == st.REJECTED_CERTIFICATE:
-                record = self._refine(resolved, record, attempts)
-            if record.certified:
-                _warn_failed_backends(self.name, record)
-                return self._observed(record)
+        with parts_held():  # (the parts cannot change during a solve: each capability read once)
+            chain = [as_resolved(s, self, dict(solver_options, **given)) for s in (solver, *fallback)]
+            attempts = []
+            for resolved in chain:
+                record = self._attempt(resolved, attempts)
+                if (self.refine_by_default if refine is None else refine) \
+                        and record.status == st.REJECTED_CERTIFICATE:
+                    record = self._refine(resolved, record, attempts)
+                if record.certified:
+                    _warn_failed_backends(self.name, record)
+                    return self._observed(record)
         last = self._observed(attempts[-1])
         raise SolverFailed(self.describe(), last.solver, last.status, attempts=attempts,
                            residual=last.residual, detail=last.message)
@@ -484,9 +485,10 @@ class Subproblem(ABC):
         given = {k: v for k, v in (("tol", tol), ("max_iter", max_iter), ("verbose", verbose or None))
                  if v is not None}
         try:
-            record = self._attempt(as_resolved(solver, self, dict(solver_options, **given)), [])
-            if record.solution and not record.certificate:  # a solution that claims nothing
-                _blamed_call("its certificate", self._measure, record)
+            with parts_held():
+                record = self._attempt(as_resolved(solver, self, dict(solver_options, **given)), [])
+                if record.solution and not record.certificate:  # a solution that claims nothing
+                    _blamed_call("its certificate", self._measure, record)
         except _BackendFailure as failure:  # the certificate of a solution that claims nothing
             record.message = f"the solution {record.solver} returned with status {record.status}: {failure}"
         except Exception as exc:  # noqa: BLE001 - never raises: the failure is the record
