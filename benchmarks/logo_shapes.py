@@ -3,6 +3,7 @@
     python benchmarks/logo_shapes.py [--J 2000 8000 20000] [--seeds 3] [--families interaction minority ...]
                                      [--real heart ionosphere sonar] [--noise 2000] [--repeat 1] [--one-core]
                                      [--fast-budget 4] [--geometry n_interacting=3 noise=0.2]
+                                     [--sklearn classification moons ...]
                                      [--out rows.jsonl]
     python benchmarks/logo_shapes.py --table rows.jsonl [more.jsonl ...]
 
@@ -22,7 +23,8 @@ features of which the family's relevant ones, seeds 0..k−1; and the real data 
 fsopt, standardized, with ``--noise`` N(0, 1) features appended (seeds 0..2), as
 ``benchmarks/logo_fast_path.py --real`` builds them.  ``--geometry key=value ...`` passes the
 families' generators other geometry than their defaults (every family listed must take each key):
-the shapes at parameters no constant of the fast path was chosen on.  Rows are printed as they finish (Markdown)
+the shapes at parameters no constant of the fast path was chosen on; ``--sklearn`` adds
+scikit-learn's generators (:func:`sklearn_shapes`).  Rows are printed as they finish (Markdown)
 and appended to ``--out`` as JSON lines; ``--table`` prints saved rows and what they add up to.
 """
 import argparse
@@ -49,6 +51,40 @@ def shapes(args):
                 X, y = make(args.samples, 0, random_state=seed, **args.geometry)  # its relevant columns alone
                 X, y = make(args.samples, J - X.shape[1], random_state=seed, **args.geometry)
                 yield X, y, f"{family}{shape}, seed {seed}", 1.0
+
+
+def sklearn_shapes(args):
+    """scikit-learn's generators, which no constant here was chosen on: ``make_classification``
+    (its informative features, redundant combinations and N(0, 1) noise, features in its own
+    order), and ``make_gaussian_quantiles``, ``make_moons``, ``make_circles`` and
+    ``make_hastie_10_2`` standardized with N(0, 1) columns appended up to J."""
+    from sklearn import datasets
+
+    def padded(X, y, J, seed):
+        X = (X - X.mean(axis=0)) / X.std(axis=0)
+        noise = np.random.default_rng(1000 + seed).standard_normal((X.shape[0], J - X.shape[1]))
+        return np.hstack([X, noise]), y
+
+    N = args.samples
+    make = {
+        "classification": lambda J, s: datasets.make_classification(
+            N, J, n_informative=5, n_redundant=2, n_clusters_per_class=2, class_sep=1.0, flip_y=0.01, random_state=s),
+        "classification, imbalanced": lambda J, s: datasets.make_classification(
+            N, J, n_informative=3, n_redundant=0, n_clusters_per_class=1, class_sep=2.0, weights=[0.8, 0.2],
+            random_state=s),
+        "gaussian quantiles": lambda J, s: padded(*datasets.make_gaussian_quantiles(
+            n_samples=N, n_features=3, n_classes=2, random_state=s), J, s),
+        "moons": lambda J, s: padded(*datasets.make_moons(N, noise=0.2, random_state=s), J, s),
+        "circles": lambda J, s: padded(*datasets.make_circles(N, noise=0.1, factor=0.5, random_state=s), J, s),
+        "hastie": lambda J, s: padded(*datasets.make_hastie_10_2(N, random_state=s), J, s),
+    }
+    for J in args.J:
+        for name in args.sklearn:
+            for seed in range(args.first_seed, args.first_seed + args.seeds):
+                yield (*make[name](J, seed), f"sklearn {name}, seed {seed}", 1.0)
+
+
+SKLEARN = ["classification", "classification, imbalanced", "gaussian quantiles", "moons", "circles", "hastie"]
 
 
 def geometry(pairs):
@@ -183,6 +219,8 @@ def main(argv=None):
     ap.add_argument("--families", nargs="*", default=list(FAMILIES), choices=[*FAMILIES, *HELD_OUT],
                     help="the held-out families (sine boundary, checkerboard, clusters, noisy linear) were "
                          "never used to choose a constant")
+    ap.add_argument("--sklearn", nargs="*", default=[], choices=SKLEARN,
+                    help="scikit-learn's generators (sklearn_shapes), never used to choose a constant")
     ap.add_argument("--samples", type=int, default=300, help="N of the generated families")
     ap.add_argument("--geometry", nargs="*", default=[], metavar="KEY=VALUE",
                     help="the families' geometry, passed to their generators (e.g. n_interacting=3 noise=0.2)")
@@ -216,7 +254,7 @@ def main(argv=None):
     LOGO().fit(*make_spiral(30, 20, random_state=0))  # compile the kernels outside the timings
     print(HEADER)
     rows = []
-    for X, y, label, lam in (*real_sets(args), *shapes(args)):
+    for X, y, label, lam in (*real_sets(args), *shapes(args), *sklearn_shapes(args)):
         rows.append(compare(X, y, label, lam, args.repeat))
         print(row(rows[-1]), flush=True)
         if args.out:
