@@ -465,3 +465,26 @@ def test_parts_changed_between_two_solves_are_read_again():
     sub.penalty.prox = placeholder(lambda v, step: v)  # (a placeholder: no longer a declaration)
     with pytest.raises(ValueError, match="prox"):
         sub.solve("PROXGRAD")
+
+
+def test_a_user_backend_that_lists_its_needs_is_asked_as_before(backend_registry):
+    """A user's PartsBackend may list its needs in lists (the questions are held by value): it
+    solves a subproblem that declares them and names a missing one."""
+    from fsopt.core.composite import PartsBackend, proximal_gradient
+    from fsopt.logo import GarroteLogistic
+
+    class Listed(PartsBackend):
+        name, package = "LISTED", "scipy"
+        needs = {"smooth": ["value", "gradient", "n_features"], "penalty": ["value", "prox"]}
+
+        def solve(self, subproblem, tol=None, max_iter=None, verbose=False):
+            w, status, _ = proximal_gradient(subproblem.smooth, subproblem.penalty,
+                                             np.zeros(subproblem.smooth.n_features), tol or 1e-8)
+            return {"w": w}, status, 1
+
+    backend_registry.register("LISTED", Listed())
+    sub = GarroteLogistic(lam=1.0, Z=margins())
+    assert sub.solve("LISTED").certified
+    sub.penalty.prox = placeholder(lambda v, step: v)
+    with pytest.raises(ValueError, match="prox"):
+        sub.solve("LISTED")
