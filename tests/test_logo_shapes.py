@@ -373,3 +373,33 @@ def test_the_shapes_benchmark_runs_the_families_at_the_geometry_it_is_given(tmp_
         bench.main(["--J", "300", "--families", "interaction", "--real", "--geometry", "n_interacting"])
     with pytest.raises(SystemExit, match="a number for value; got 'noise=high'"):
         bench.main(["--J", "300", "--families", "interaction", "--real", "--geometry", "noise=high"])
+
+
+def test_the_shapes_benchmark_makes_scikit_learns_generators_at_the_j_it_is_given(tmp_path, capsys, monkeypatch):
+    """``benchmarks/logo_shapes.py --sklearn``: each of scikit-learn's generators gives N samples,
+    J features (its own, standardized, then N(0, 1) columns), two classes, the same instance for the
+    same seed and another for another seed; a run writes a row per instance."""
+    import argparse
+
+    from test_nmmkl_benchmarks import BENCH, load
+
+    monkeypatch.syspath_prepend(str(BENCH))
+    bench = load("logo_shapes")
+    args = argparse.Namespace(J=[300], sklearn=bench.SKLEARN, seeds=2, first_seed=0, samples=120)
+    made = list(bench.sklearn_shapes(args))
+    assert [label for *_, label, _ in made][:2] == ["sklearn classification, seed 0", "sklearn classification, seed 1"]
+    assert len(made) == 2 * len(bench.SKLEARN)
+    for X, y, label, lam in made:
+        assert X.shape == (120, 300) and np.isfinite(X).all() and len(np.unique(y)) == 2 and lam == 1.0, label
+    again = list(bench.sklearn_shapes(args))
+    for (X, y, *_), (X2, y2, *_) in zip(made, again):
+        np.testing.assert_array_equal(X, X2)
+        np.testing.assert_array_equal(y, y2)
+    assert not np.array_equal(made[0][0], made[1][0])  # seeds 0 and 1
+    moons = next(X for X, _, label, _ in made if label.startswith("sklearn moons"))
+    np.testing.assert_allclose(moons[:, :2].std(axis=0), 1.0)  # its two features standardized
+    out = tmp_path / "rows.jsonl"
+    bench.main(["--J", "300", "--seeds", "1", "--samples", "120", "--families", "--real", "--sklearn", "moons",
+                "--out", str(out)])
+    assert '"instance": "sklearn moons, seed 0"' in out.read_text()
+    capsys.readouterr()
