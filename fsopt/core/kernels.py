@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import sys
 
 import numba
 
@@ -29,8 +30,6 @@ def blas_one_thread():
     per process (a ``ThreadpoolController``: ``threadpool_limits`` looks for them at every call,
     2.9 ms, 4 % of a LOGO fit at N = 270, J = 2,013), and again once a module was imported since
     (an extension module may have loaded another BLAS)."""
-    import sys
-
     from threadpoolctl import ThreadpoolController
 
     if not _BLAS or _BLAS[0][1] != len(sys.modules):
