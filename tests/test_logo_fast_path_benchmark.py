@@ -32,3 +32,30 @@ def test_default_only_rows_give_the_side_by_side_table(tmp_path, capsys, monkeyp
         assert cells[3 + 2 * k] == (f"{np.median(pairs[:, 1]) / np.median(pairs[:, 0]):.2f} "
                                     f"({each.min():.2f}–{each.max():.2f})")
     assert any(t.startswith("θ = 0.0001: fit / cdist") for t in table)
+
+
+def test_time_split_accounts_for_every_timed_iteration_and_counts_each_lbfgsb_run(capsys, monkeypatch):
+    """benchmarks/logo_time_split.py: its parts partition the fit's timed iterations (the first, the
+    working-set ones, those over all features; a replayed one carries no new work), and it counts
+    the L-BFGS-B runs of that fit only, the loop restored after it."""
+    from test_nmmkl_benchmarks import BENCH
+
+    from fsopt.core import composite, lbfgsb, lbfgsb_routine
+
+    monkeypatch.syspath_prepend(str(BENCH))  # it imports its sibling logo_fast_path
+    bench = load("logo_time_split")
+    original = lbfgsb_routine.minimize_on_box
+    X, y = bench.instance(bench.argparse.Namespace(family="correlated copies", samples=240, seed=2, J=600,
+                                                   shape=None, turns=None))
+    est, _, runs = bench.counted_fit(X, y)
+    assert composite.minimize_on_box is lbfgsb.minimize_on_box is lbfgsb_routine.minimize_on_box is original
+    parts = bench.split(est.history_)
+    assert sum(n for _, n, *_ in parts) == sum(1 for h in est.history_ if not h.reused)
+    timed = sum(h.statistics_time + h.update_time + h.check_time for h in est.history_ if not h.reused)
+    assert np.isclose(sum(s + u + c for _, _, s, u, c in parts), timed)
+    assert parts[1][1] > 0 and parts[2][1] > 0  # this instance hands over: both kinds of iteration
+    solves = sum(len(h.records) for h in est.history_)
+    assert len(runs) >= solves > 0 and all(n > 0 and e > 0 for n, e in runs)
+    bench.main(["--family", "correlated copies", "--samples", "240", "--seed", "2", "--J", "600"])
+    out = capsys.readouterr().out
+    assert "| working-set iterations |" in out and "L-BFGS-B:" in out
