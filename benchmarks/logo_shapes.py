@@ -2,13 +2,13 @@
 
     python benchmarks/logo_shapes.py [--J 2000 8000 20000] [--seeds 3] [--families interaction minority ...]
                                      [--real heart ionosphere sonar] [--noise 2000] [--repeat 1] [--one-core]
-                                     [--fast-budget 4] [--geometry n_interacting=3 noise=0.2]
+                                     [--fast-budget 4] [--geometry n_interacting=3 noise=0.2] [--random-geometry K]
                                      [--sklearn classification moons ...]
                                      [--out rows.jsonl]
     python benchmarks/logo_shapes.py --table rows.jsonl [more.jsonl ...]
 
-For each instance two fits, σ = 2, λ = 1 (``--real-lam`` on the real sets), θ = 0.01, max_iter = 50,
-acceleration "auto": the default (working set and elimination, every instance here is above
+For each instance two fits, σ = 2, λ = 1 (``--real-lam`` on the real sets), θ = 0.01 (``--theta``),
+max_iter = 50 (``--max-iter``), acceleration "auto": the default (working set and elimination, every instance here is above
 ``prune_below="auto"``'s N²·J = 2.5e7) and the plain iteration (``working_set=False, prune_below=None``),
 one after the other in one process; ``--repeat k`` times k pairs, the order alternating from
 pair to pair, and reports the medians.  Recorded per fit: wall time, the counted work
@@ -32,10 +32,11 @@ import json
 from collections import Counter
 import os
 import time
+import zlib
 
 import numpy as np
 
-from logo_fast_path import cdist_seconds, fit, real_sets
+from logo_fast_path import PARAMS, cdist_seconds, fit, real_sets
 
 PLAIN = dict(working_set=False, prune_below=None)
 
@@ -46,11 +47,42 @@ def shapes(args):
     for J in args.J:
         for family in args.families:
             make = {**FAMILIES, **HELD_OUT}[family]
-            shape = "".join(f", {key} {value:g}" for key, value in args.geometry.items())
-            for seed in range(args.first_seed, args.first_seed + args.seeds):
-                X, y = make(args.samples, 0, random_state=seed, **args.geometry)  # its relevant columns alone
-                X, y = make(args.samples, J - X.shape[1], random_state=seed, **args.geometry)
+            for seed, params in geometries(family, args):
+                shape = "".join(f", {key} {value:g}" for key, value in params.items())
+                X, y = make(args.samples, 0, random_state=seed, **params)  # its relevant columns alone
+                X, y = make(args.samples, J - X.shape[1], random_state=seed, **params)
                 yield X, y, f"{family}{shape}, seed {seed}", 1.0
+
+
+# each family's geometry drawn by --random-geometry: (low, high), integers where both are
+RANGES = {
+    "interaction": {"n_interacting": (2, 4), "balance": (0.2, 0.5), "noise": (0.0, 0.4)},
+    "minority": {"n_relevant": (2, 8), "minority": (0.05, 0.3), "curvature": (0.0, 2.0), "noise": (0.0, 0.4)},
+    "correlated copies": {"n_copies": (2, 40), "correlation": (0.5, 0.99), "balance": (0.2, 0.5),
+                          "noise": (0.0, 0.4)},
+    "shells": {"n_relevant": (2, 5), "n_shells": (2, 4), "noise": (0.0, 0.3)},
+    "sine boundary": {"frequency": (0.5, 4.0), "amplitude": (0.2, 1.5), "balance": (0.2, 0.5), "noise": (0.0, 0.4)},
+    "checkerboard": {"n_cells": (2, 4), "noise": (0.0, 0.2)},
+    "clusters": {"n_relevant": (2, 10), "n_clusters": (2, 6), "separation": (0.5, 3.0), "noise": (0.0, 0.4)},
+    "noisy linear": {"n_relevant": (2, 20), "flip": (0.0, 0.2), "outliers": (0.0, 0.05), "duplicated": (0.0, 0.1),
+                     "noise": (0.0, 0.4)},
+}
+
+
+def geometries(family, args):
+    """(seed, generator keywords) of each instance of ``family``: ``--geometry`` for seeds
+    ``--first-seed`` + 0..k−1, or with ``--random-geometry K`` K geometries drawn uniformly from
+    :data:`RANGES` (the draw seeded by the family's name and its index; the data by the index
+    after ``--first-seed``), at parameters no constant of the fast path was chosen on."""
+    if not args.random_geometry:
+        return [(seed, args.geometry) for seed in range(args.first_seed, args.first_seed + args.seeds)]
+    out = []
+    for k in range(args.random_geometry):
+        rng = np.random.default_rng([zlib.crc32(family.encode()), args.first_seed + k])
+        params = {key: int(rng.integers(low, high + 1)) if isinstance(low, int) and isinstance(high, int)
+                  else round(float(rng.uniform(low, high)), 3) for key, (low, high) in RANGES[family].items()}
+        out.append((args.first_seed + k, {**params, **args.geometry}))
+    return out
 
 
 def sklearn_shapes(args):
@@ -139,7 +171,8 @@ def compare(X, y, label, lam, repeat):
     d, p = (summary_of(fits[n], float(np.median(times[n]))) for n in ("default", "plain"))
     d["pairs"], p["pairs"] = times["default"], times["plain"]
     w, w_ref = fits["default"].weights_, fits["plain"].weights_
-    return {"instance": label, "J": X.shape[1], "N": X.shape[0], "lam": lam, "default": d, "plain": p,
+    return {"instance": label, "J": X.shape[1], "N": X.shape[0], "lam": lam, "theta": PARAMS["theta"],
+            "max_iter": PARAMS["max_iter"], "default": d, "plain": p,
             "same_support": d["support"] == p["support"],
             "weight_diff": float(np.max(np.abs(w - w_ref)) / max(float(w_ref.max()), 1e-300)),
             "cdist_s": cdist_seconds(X) if X.shape[1] >= 20000 else None, "load": os.getloadavg()[0],
@@ -224,10 +257,14 @@ def main(argv=None):
     ap.add_argument("--samples", type=int, default=300, help="N of the generated families")
     ap.add_argument("--geometry", nargs="*", default=[], metavar="KEY=VALUE",
                     help="the families' geometry, passed to their generators (e.g. n_interacting=3 noise=0.2)")
+    ap.add_argument("--random-geometry", type=int, default=0, metavar="K",
+                    help="K geometries per family drawn from RANGES (one seed each) instead of --seeds")
     ap.add_argument("--real", nargs="*", default=["heart", "ionosphere", "sonar"])
     ap.add_argument("--noise", type=int, default=2000, help="N(0, 1) features added to a real data set")
     ap.add_argument("--real-lam", type=float, default=3.0, help="lambda on the real sets (logo-uci's)")
     ap.add_argument("--repeat", type=int, default=1, help="pairs of fits per instance (medians reported)")
+    ap.add_argument("--theta", type=float, default=0.01, help="stopping threshold of both fits")
+    ap.add_argument("--max-iter", type=int, default=50, help="max_iter of both fits (outer iterations)")
     ap.add_argument("--out", default=None, help="append each row as a JSON line to this file")
     ap.add_argument("--table", nargs="+", metavar="JSONL", help="print the rows saved by --out and stop")
     ap.add_argument("--fast-budget", type=float, default=None, metavar="B",
@@ -249,6 +286,7 @@ def main(argv=None):
 
     if args.fast_budget is not None:
         working_set.FAST_BUDGET = args.fast_budget
+    PARAMS.update(theta=args.theta, max_iter=args.max_iter)
 
     t0 = time.perf_counter()
     LOGO().fit(*make_spiral(30, 20, random_state=0))  # compile the kernels outside the timings

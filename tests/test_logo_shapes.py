@@ -403,3 +403,66 @@ def test_the_shapes_benchmark_makes_scikit_learns_generators_at_the_j_it_is_give
                 "--out", str(out)])
     assert '"instance": "sklearn moons, seed 0"' in out.read_text()
     capsys.readouterr()
+
+
+def test_the_shapes_benchmark_draws_each_familys_geometry_within_its_ranges(monkeypatch):
+    """``benchmarks/logo_shapes.py --random-geometry K``: K geometries per family, each keyword drawn
+    within its range of ``RANGES`` (integers where the range is), the same draws for the same
+    family and first seed, other draws for another family or seed, ``--geometry`` keys fixed over
+    them; every family's generator takes its draws, and the label names them."""
+    import argparse
+
+    from test_nmmkl_benchmarks import BENCH, load
+
+    monkeypatch.syspath_prepend(str(BENCH))
+    bench = load("logo_shapes")
+    assert set(bench.RANGES) == {*FAMILIES, *HELD_OUT}
+
+    def draws(family, first_seed=0, **fixed):
+        return bench.geometries(family, argparse.Namespace(random_geometry=4, first_seed=first_seed, seeds=1,
+                                                           geometry=fixed))
+
+    for family, ranges in bench.RANGES.items():
+        drawn = draws(family)
+        assert [seed for seed, _ in drawn] == [0, 1, 2, 3] and drawn == draws(family)
+        for _, params in drawn:
+            assert set(params) == set(ranges)
+            for key, (low, high) in ranges.items():
+                assert low <= params[key] <= high, (family, key)
+                assert isinstance(params[key], int) == isinstance(low, int), (family, key)
+        assert len({tuple(p.values()) for _, p in drawn}) > 1
+        assert draws(family, first_seed=4) != drawn
+    assert draws("interaction") != draws("minority")
+    assert all(p["noise"] == 0.25 for _, p in draws("shells", noise=0.25))
+    args = argparse.Namespace(J=[300], families=list(bench.RANGES), random_geometry=2, first_seed=0, seeds=1,
+                              geometry={}, samples=120)
+    made = list(bench.shapes(args))
+    assert len(made) == 2 * len(bench.RANGES)
+    for X, y, label, _ in made:
+        assert X.shape == (120, 300) and len(np.unique(y)) == 2, label
+    assert made[0][2].startswith("interaction, n_interacting ")
+
+
+def test_the_shapes_benchmark_fits_at_the_theta_and_max_iter_it_is_given(tmp_path, capsys, monkeypatch):
+    """``--theta`` and ``--max-iter`` reach both fits and are written in each row (a row is keyed by
+    what made it); the next run without them is back at θ = 0.01 and max_iter = 50."""
+    import json
+    import sys
+
+    from test_nmmkl_benchmarks import BENCH, load
+
+    monkeypatch.syspath_prepend(str(BENCH))
+    bench = load("logo_shapes")
+    params = sys.modules["logo_fast_path"].PARAMS
+    for key in ("theta", "max_iter"):
+        monkeypatch.setitem(params, key, params[key])  # restored after the test
+    out = tmp_path / "rows.jsonl"
+    common = ["--J", "300", "--random-geometry", "1", "--samples", "120", "--families", "shells", "--real",
+              "--out", str(out)]
+    bench.main([*common, "--theta", "1e-3", "--max-iter", "3"])
+    bench.main(common)
+    first, second = (json.loads(line) for line in out.read_text().splitlines())
+    assert (first["theta"], first["max_iter"]) == (1e-3, 3) and first["plain"]["outer"] <= 3
+    assert first["plain"]["outcome"] == "max_iter"
+    assert (second["theta"], second["max_iter"]) == (0.01, 50) and second["plain"]["outer"] > 3
+    capsys.readouterr()
