@@ -8,10 +8,11 @@
     python benchmarks/logo_shapes.py --table rows.jsonl [more.jsonl ...]
 
 For each instance two fits, σ = 2, λ = 1 (``--real-lam`` on the real sets), θ = 0.01 (``--theta``),
-max_iter = 50 (``--max-iter``), acceleration "auto": the default (working set and elimination, every instance here is above
-``prune_below="auto"``'s N²·J = 2.5e7) and the plain iteration (``working_set=False, prune_below=None``),
-one after the other in one process; ``--repeat k`` times k pairs, the order alternating from
-pair to pair, and reports the medians.  Recorded per fit: wall time, the counted work
+max_iter = 50 (``--max-iter``), acceleration "auto": the default (working set and elimination, every
+instance here is above ``prune_below="auto"``'s N²·J = 2.5e7) and the plain iteration
+(``working_set=False, prune_below=None``), one after the other in one process; each row records
+θ, max_iter and the working set's allowance it was fitted at; ``--repeat k`` times k pairs, the
+order alternating from pair to pair, and reports the medians.  Recorded per fit: wall time, the counted work
 (``history_[t].work``: passes over X, a check's products at ½, columns solved, and each
 iteration's own cost, in pass equivalents), passes over X, solves, iterations (outer and all),
 outcome, the support, and for the default where and why it handed over to the plain iteration
@@ -171,8 +172,10 @@ def compare(X, y, label, lam, repeat):
     d, p = (summary_of(fits[n], float(np.median(times[n]))) for n in ("default", "plain"))
     d["pairs"], p["pairs"] = times["default"], times["plain"]
     w, w_ref = fits["default"].weights_, fits["plain"].weights_
+    from fsopt.logo import working_set
+
     return {"instance": label, "J": X.shape[1], "N": X.shape[0], "lam": lam, "theta": PARAMS["theta"],
-            "max_iter": PARAMS["max_iter"], "default": d, "plain": p,
+            "max_iter": PARAMS["max_iter"], "fast_budget": working_set.FAST_BUDGET, "default": d, "plain": p,
             "same_support": d["support"] == p["support"],
             "weight_diff": float(np.max(np.abs(w - w_ref)) / max(float(w_ref.max()), 1e-300)),
             "cdist_s": cdist_seconds(X) if X.shape[1] >= 20000 else None, "load": os.getloadavg()[0],

@@ -444,8 +444,9 @@ def test_the_shapes_benchmark_draws_each_familys_geometry_within_its_ranges(monk
 
 
 def test_the_shapes_benchmark_fits_at_the_theta_and_max_iter_it_is_given(tmp_path, capsys, monkeypatch):
-    """``--theta`` and ``--max-iter`` reach both fits and are written in each row (a row is keyed by
-    what made it); the next run without them is back at θ = 0.01 and max_iter = 50."""
+    """``--theta`` and ``--max-iter`` reach both fits and are written in each row with the working
+    set's allowance (a row is keyed by what made it); the next run without them is back at θ = 0.01
+    and max_iter = 50."""
     import json
     import sys
 
@@ -463,6 +464,7 @@ def test_the_shapes_benchmark_fits_at_the_theta_and_max_iter_it_is_given(tmp_pat
     bench.main(common)
     first, second = (json.loads(line) for line in out.read_text().splitlines())
     assert (first["theta"], first["max_iter"]) == (1e-3, 3) and first["plain"]["outer"] <= 3
+    assert first["fast_budget"] == second["fast_budget"] == FAST_BUDGET
     assert first["plain"]["outcome"] == "max_iter"
     assert (second["theta"], second["max_iter"]) == (0.01, 50) and second["plain"]["outer"] > 3
     capsys.readouterr()
