@@ -15,19 +15,20 @@ import time
 from collections import Counter
 
 import numpy as np
-from logo_fast_path import PARAMS, fit
+from logo_fast_path import PARAMS, fit, spirals
 
 
 def instance(args):
+    """The fit's X, y: as ``logo_shapes.py`` makes a family's instance, or ``logo_fast_path.py`` a spiral."""
     if args.family:
-        from fsopt.datasets.shapes import FAMILIES, HELD_OUT
+        from logo_shapes import shapes
 
-        make = {**FAMILIES, **HELD_OUT}[args.family]
-        X, _ = make(args.samples, 0, random_state=args.seed)  # its relevant columns alone
-        return make(args.samples, args.J - X.shape[1], random_state=args.seed)
-    from fsopt.datasets.spiral import make_spiral
-
-    return make_spiral(230, args.J - 2, turns=args.turns, random_state=args.seed, shape=args.shape)
+        X, y, *_ = next(shapes(argparse.Namespace(J=[args.J], families=[args.family], samples=args.samples,
+                                                  first_seed=args.seed, seeds=1, geometry={}, random_geometry=0)))
+        return X, y
+    X, y, *_ = next(spirals(argparse.Namespace(J=[args.J], seeds=[1], shape=[args.shape], turns=[args.turns],
+                                               first_seed=args.seed)))
+    return X, y
 
 
 def counted_fit(X, y):

@@ -5,6 +5,8 @@ import json
 import numpy as np
 from test_nmmkl_benchmarks import load
 
+from fsopt.datasets.spiral import make_spiral
+
 
 def test_default_only_rows_give_the_side_by_side_table(tmp_path, capsys, monkeypatch):
     bench = load("logo_fast_path")
@@ -47,6 +49,9 @@ def test_time_split_accounts_for_every_timed_iteration_and_counts_each_lbfgsb_ru
     original = lbfgsb_routine.minimize_on_box
     X, y = bench.instance(bench.argparse.Namespace(family="correlated copies", samples=240, seed=2, J=600,
                                                    shape=None, turns=None))
+    spiral, _ = bench.instance(bench.argparse.Namespace(family=None, shape="fermat", turns=1.5, seed=0, J=600))
+    assert X.shape == (240, 600)
+    np.testing.assert_array_equal(spiral, make_spiral(230, 598, turns=1.5, random_state=0, shape="fermat")[0])
     est, _, runs = bench.counted_fit(X, y)
     assert composite.minimize_on_box is lbfgsb.minimize_on_box is lbfgsb_routine.minimize_on_box is original
     parts = bench.split(est.history_)
