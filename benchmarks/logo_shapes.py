@@ -245,6 +245,22 @@ def why(rows):
             f"{s['full_update_s'] / max(s['full_s'], 1e-300):.0%}."]
 
 
+def refuse_unknown_geometry(families, given):
+    """SystemExit, before any fit, for a ``--geometry`` key a listed family's generator does not take."""
+    import inspect
+
+    from fsopt.datasets.shapes import FAMILIES, HELD_OUT
+
+    for family in families:
+        takes = inspect.signature({**FAMILIES, **HELD_OUT}[family]).parameters
+        if any(p.kind is p.VAR_KEYWORD for p in takes.values()):
+            continue  # (a wrapper that passes its keywords on: its generator says)
+        unknown = sorted(set(given) - set(takes))
+        if unknown:
+            raise SystemExit(f"--geometry {unknown[0]}: the generator of {family!r} takes none "
+                             f"(it takes {', '.join(k for k in takes if k not in ('n_samples', 'n_irrelevant', 'random_state'))})")
+
+
 def main(argv=None):
     from fsopt.datasets.shapes import FAMILIES, HELD_OUT
 
@@ -277,6 +293,7 @@ def main(argv=None):
                          "other busy processes a two-thread kernel waits for both threads at every parallel region")
     args = ap.parse_args(argv)
     args.geometry = geometry(args.geometry)
+    refuse_unknown_geometry(args.families, args.geometry)
     if args.one_core is not None:
         os.sched_setaffinity(0, [sorted(os.sched_getaffinity(0))[args.one_core]])
     if args.table:

@@ -373,6 +373,10 @@ def test_the_shapes_benchmark_runs_the_families_at_the_geometry_it_is_given(tmp_
         bench.main(["--J", "300", "--families", "interaction", "--real", "--geometry", "n_interacting"])
     with pytest.raises(SystemExit, match="a number for value; got 'noise=high'"):
         bench.main(["--J", "300", "--families", "interaction", "--real", "--geometry", "noise=high"])
+    made.clear()
+    with pytest.raises(SystemExit, match="--geometry n_interacting: the generator of 'shells' takes none"):
+        bench.main(["--J", "300", "--families", "interaction", "shells", "--real", "--geometry", "n_interacting=3"])
+    assert not made  # refused before the first family's fit
 
 
 def test_the_shapes_benchmark_makes_scikit_learns_generators_at_the_j_it_is_given(tmp_path, capsys, monkeypatch):
