@@ -245,14 +245,16 @@ def test_the_float32_estimate_gives_no_information_where_float32_overflows(rng):
 
 
 def test_the_task_width_benchmark_prints_a_row_per_shape(capsys, monkeypatch):
-    """``benchmarks/zbar_task_width.py`` on small shapes: one row per (N, J), each time finite."""
+    """``benchmarks/zbar_task_width.py`` on small shapes: one row per (N, J, float type), its best
+    time no more than its median, each finite."""
     from test_nmmkl_benchmarks import BENCH, load
 
     monkeypatch.syspath_prepend(str(BENCH))  # it takes best_of from the statistics benchmark
-    load("zbar_task_width").main(["--N", "20", "--J", "8", "40", "--repeat", "1"])
-    rows = [r.split("|") for r in capsys.readouterr().out.splitlines()[2:]]  # under the header and its rule
-    assert [(r[1].strip(), r[2].strip()) for r in rows] == [("20", "8"), ("20", "40")]
-    assert all(np.isfinite(float(r[3])) and float(r[3]) > 0 for r in rows)
+    load("zbar_task_width").main(["--N", "20", "--J", "8", "40", "--repeat", "3", "--dtypes", "float64", "float32"])
+    rows = [[c.strip() for c in r.split("|")] for r in capsys.readouterr().out.splitlines()[2:]]  # under the header and its rule
+    assert [tuple(r[1:4]) for r in rows] == [("20", "8", "float64"), ("20", "8", "float32"),
+                                             ("20", "40", "float64"), ("20", "40", "float32")]
+    assert all(0 < float(r[4]) <= float(r[5]) < np.inf for r in rows)
 
 
 def test_blas_runs_on_one_thread_inside_a_fit_and_its_libraries_are_found_once(monkeypatch):
