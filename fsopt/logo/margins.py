@@ -238,7 +238,8 @@ def _signed_abs_sum(A, X, block):
     medians of 15 calls, two threads): 100–1,000 columns, the working set's widths, 1.1–1.8× as
     fast in float64 and 1.0–1.4× in float32; 2,000–20,000 columns 1.0–1.14× in float64 and
     0.90–1.07× in float32 (the copy).  Each column's sums are the same operations in the same
-    order either way, so z̄ is the same bit for bit."""
+    order either way, so z̄ is the same bit for bit.  The blocks in flight take N × block entries
+    per thread besides Z (at most ``_Z_WIDEST`` columns each)."""
     N, J = X.shape
     Z = np.empty((N, J), dtype=X.dtype)
     for b in numba.prange((J + block - 1) // block):
