@@ -233,11 +233,12 @@ def _task_width(J):
 def _signed_abs_sum(A, X, block):
     """Column blocks over the cores, each summed into an N × block array of its own and copied
     into Z once (:func:`_block_sums`), where the tasks had summed in place into the one Z they
-    share (writing cache lines at their common borders).  Measured against that, both versions in
+    share (why that was slower is not pinned down: tasks writing cache lines at their common
+    borders would explain two threads only, yet one thread gained too).  Measured against it, both versions in
     turn, three runs of each (``benchmarks/zbar_task_width.py --N 300 460 --dtypes float64 float32``,
     medians of 15 calls, two threads): 100–1,000 columns, the working set's widths, 1.1–1.8× as
-    fast in float64 and 1.0–1.4× in float32; 2,000–20,000 columns 1.0–1.14× in float64 and
-    0.90–1.07× in float32 (the copy).  Each column's sums are the same operations in the same
+    fast in float64 and 1.0–1.4× in float32; 2,000–20,000 columns 0.97–1.17× in float64 and
+    0.90–1.08× in float32 (the copy).  Each column's sums are the same operations in the same
     order either way, so z̄ is the same bit for bit.  The blocks in flight take N × block entries
     per thread besides Z (at most ``_Z_WIDEST`` columns each)."""
     N, J = X.shape
