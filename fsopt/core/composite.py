@@ -35,13 +35,14 @@ def lbfgsb(smooth, penalty, w0, tol=1e-6, max_iter=15000, memory=20):
                            ftol=1e-15, max_iter=max_iter)
 
 
-def proximal_gradient(smooth, penalty, w0, tol=1e-6, max_iter=20000, stall=1000):
+def proximal_gradient(smooth, penalty, w0, tol=1e-6, max_iter=20000, stall=1000, stop=None):
     """Accelerated proximal gradient (FISTA, Beck & Teboulle 2009) with adaptive restart
     (O'Donoghue & Candès 2015).  The step 1/L backtracks on the curvature along the step,
     (∇f(x) − ∇f(y))ᵀ(x − y) ≤ L‖x − y‖², rather than on objective values, whose differences
     drown in rounding near the optimum; L shrinks by 0.8 before each step.  Returns
     ``(w, status, iterations)``: "optimal" once r(w) ≤ tol·max(1, max|w|), "optimal_inaccurate"
-    when r has not improved for ``stall`` iterations, else "iteration_limit"."""
+    when r has not improved for ``stall`` iterations, else "iteration_limit"; a caller's ``stop(x)``
+    returning True also ends the run, "optimal" (a test of its own, e.g. in other variables)."""
     x = penalty.prox(np.asarray(w0, dtype=float), 0.0)  # step 0: the projection onto C
     y, g_y, t, L = x, smooth.gradient(x), 1.0, 1.0
     best, best_at = np.inf, 0
@@ -55,7 +56,8 @@ def proximal_gradient(smooth, penalty, w0, tol=1e-6, max_iter=20000, stall=1000)
                 break
             L *= 2.0
         residual = float(np.max(penalty.violation(x_new, g_x), initial=0.0))
-        if residual <= tol * max(1.0, float(np.max(np.abs(x_new), initial=0.0))):
+        if residual <= tol * max(1.0, float(np.max(np.abs(x_new), initial=0.0))) or \
+                (stop is not None and stop(x_new)):
             return x_new, st.OPTIMAL, it
         if residual < best:
             best, best_at = residual, it

@@ -99,41 +99,75 @@ class LBFGSB(PartsBackend):
 
 def minimize_certified(smooth, penalty, w0, tol, max_iter, memory, certificate_tol):
     """L-BFGS-B from ``w0``; if it stops with the KKT residual r(w) above certificate_tol·max(1, max w)
-    (the subproblem's certificate would reject it), then until r(w) ≤ tol·max(1, max w): (a) once
-    more from there in the variables u = w / D (:func:`curvature_scale`), stopped by r, and (b)
-    accelerated proximal gradient from the better point (when the penalty declares ``prox``): its
-    steps and its stopping rule read gradients only, never differences of objective values, which
-    drown in rounding first.  ``max_iter`` bounds the iterations of all three together.  Returns
-    ``(w, iterations)``."""
+    (the subproblem's certificate would reject it), then until r(w) ≤ tol·max(1, max w), each from the
+    best point so far: (a) once more in the variables u = w / D (:func:`curvature_scale`), stopped by
+    r; (b) accelerated projected gradient in u, stopped by r; (c) accelerated proximal gradient in w
+    (when the penalty declares ``prox``).  (b) and (c) read gradients only, never differences of
+    objective values, which drown in rounding first; in u, where the coordinates' curvatures compare,
+    (b) takes tens of steps where (c) can stall.  ``max_iter`` bounds the iterations of all of them
+    together.  Returns ``(w, iterations)``."""
     res = lbfgsb(smooth, penalty, w0, tol, max_iter, memory)
     w, iterations = res.x, int(res.nit)
 
     def certified(w, rtol=tol):
         return kkt_residual(smooth, penalty, w) <= rtol * max(1.0, float(np.max(w, initial=0.0)))
 
+    def better(candidate):
+        return candidate if kkt_residual(smooth, penalty, candidate) < kkt_residual(smooth, penalty, w) else w
+
     if certified(w, max(tol, certificate_tol)) or iterations >= max_iter:
         return w, iterations
     D = curvature_scale(smooth)
     if D is not None:
-        def fun(u):
-            f, grad = smooth.value_and_gradient(D * u) if hasattr(smooth, "value_and_gradient") \
-                else (smooth.value(D * u), smooth.gradient(D * u))
-            return f + penalty.value(D * u), D * (grad + penalty.gradient(D * u))
-
-        lower, upper = penalty.box
-        again = minimize_on_box(fun, w / D, np.divide(lower, D), np.divide(upper, D), memory=memory,
+        rescaled = RescaledObjective(smooth, penalty, D)
+        box = Box(*(np.divide(bound, D) for bound in penalty.box))
+        again = minimize_on_box(rescaled.value_and_gradient, w / D, box.lower, box.upper, memory=memory,
                                 gtol=0.0, ftol=1e-15, max_iter=max_iter - iterations,
                                 stop=lambda u: certified(D * u))
-        rescaled = np.clip(D * again.x, lower, upper)
         iterations += int(again.nit)
-        if kkt_residual(smooth, penalty, rescaled) < kkt_residual(smooth, penalty, w):
-            w = rescaled
+        w = better(np.clip(D * again.x, *penalty.box))
+        if not certified(w) and iterations < max_iter:
+            u, _, steps = proximal_gradient(rescaled, box, w / D, 0.0, max_iter - iterations,
+                                            stop=lambda u: certified(D * u))
+            iterations += steps
+            w = better(np.clip(D * u, *penalty.box))
     if certified(w) or iterations >= max_iter or undeclared("penalty", penalty, ("prox",)):
         return w, iterations
     polished, _, steps = proximal_gradient(smooth, penalty, w, tol, max_iter - iterations)
-    if kkt_residual(smooth, penalty, polished) < kkt_residual(smooth, penalty, w):
-        w = polished
-    return w, iterations + steps
+    return better(polished), iterations + steps
+
+
+class RescaledObjective:
+    """f(D·u) + g(D·u), g smooth on its box, as the smooth part of a problem in the variables u of
+    :func:`curvature_scale`: its value and its gradient D·(∇f + ∇g)(D·u)."""
+
+    def __init__(self, smooth, penalty, D):
+        self.smooth, self.penalty, self.D = smooth, penalty, D
+
+    def value_and_gradient(self, u):
+        w = self.D * u
+        f, grad = self.smooth.value_and_gradient(w) if hasattr(self.smooth, "value_and_gradient") \
+            else (self.smooth.value(w), self.smooth.gradient(w))
+        return f + self.penalty.value(w), self.D * (grad + self.penalty.gradient(w))
+
+    def gradient(self, u):
+        w = self.D * u
+        return self.D * (self.smooth.gradient(w) + self.penalty.gradient(w))
+
+
+class Box:
+    """The indicator of the box [lower, upper] as a penalty for
+    :func:`~fsopt.core.composite.proximal_gradient`: prox the projection, violation the
+    projected-gradient residual |u − clip(u − ∇, lower, upper)|."""
+
+    def __init__(self, lower, upper):
+        self.lower, self.upper = lower, upper
+
+    def prox(self, v, step):
+        return np.clip(v, self.lower, self.upper)
+
+    def violation(self, u, gradient):
+        return np.abs(u - np.clip(u - gradient, self.lower, self.upper))
 
 
 def curvature_scale(smooth):
