@@ -4,8 +4,13 @@ its default, NMMKL and LFS on small test data give the fits recorded in
 
 On the machine that recorded them the fits are bit-identical: recorded again after the redesign,
 the file came out byte for byte the same (17-digit reprs: ``np.array_equal`` on every weight
-vector).  The test compares the weights with rtol = 1e-12, since BLAS may round differently on
-another CPU, and the support, the number of iterations and the outcome exactly.
+vector).  Another CPU rounds differently (BLAS, numba's vector code): on an Intel Xeon (Sapphire
+Rapids) the fits recorded on an AMD EPYC (Zen 5) came out within 5.9e-11 relative where the fit
+converges, so the test compares the weights with rtol = 1e-9, and the support, the number of
+iterations and the outcome exactly.  Only converged fits are recorded: at max_iter the iterate of
+a map that does not contract carries those differences on, and shells at lam = 1 (50 iterations,
+max_iter) were 0.9 % of max w apart on the two CPUs; shells are recorded at lam = 3, where both
+paths converge (the default after a hand-over).
 Record again (only when a change of trajectory is intended, and say why in its commit) with
 ``python tests/test_fits_unchanged.py``.  Recorded again once: issue 42's crowded check hands the
 two default shape fits over sooner (the same weights and supports, 25 and 60 iterations, not 32
@@ -38,7 +43,8 @@ def _fit(name):
         problem, path = name.split()[1:]
         X, y = make_spiral(100, 10, random_state=1) if problem == "spiral" else \
             SHAPES[problem](200, 700, random_state=0)  # N²·J above "auto"'s threshold: elimination
-        est = LOGO(sigma=2.0, lam=1.0, **(PLAIN if path == "plain" else {})).fit(X, y)
+        lam = 3.0 if problem == "shells" else 1.0  # at lam = 1 shells end at max_iter (see the docstring)
+        est = LOGO(sigma=2.0, lam=lam, **(PLAIN if path == "plain" else {})).fit(X, y)
         return dict(weights=est.weights_, support=est.get_support(indices=True), n_iter=est.n_iter_,
                     outcome=str(est.outcome_))
     if name == "NMMKL":
@@ -68,7 +74,7 @@ def test_fit_is_the_recorded_one(name):
     assert fit["support"].tolist() == expected["support"]
     assert (fit["n_iter"], fit["outcome"]) == (expected["n_iter"], expected["outcome"])
     weights = np.array([float(w) for w in expected["weights"]])
-    np.testing.assert_allclose(fit["weights"], weights, rtol=1e-12, atol=0)
+    np.testing.assert_allclose(fit["weights"], weights, rtol=1e-9, atol=0)
 
 
 def _record():

@@ -129,12 +129,18 @@ def test_certificate_holds_at_the_optimum_and_catches_a_perturbed_solution(Z, na
 @pytest.mark.parametrize("shape", [(40, 8, 3), (60, 30, 5)])
 @pytest.mark.parametrize("solver", ["LBFGSB", "PROXGRAD", "GRADIENT"])
 def test_native_solvers_match_clarabel_on_the_elastic_net(shape, solver):
-    sp = GarroteLogistic(Z=margins(*shape), penalty=NonnegElasticNet(1.0, 0.5))
+    """The same objective as Clarabel's, and the same weights up to what Clarabel's own objective
+    gap allows: F is μ-strongly convex (μ = 0.5), so (μ/2)‖w_ref − w*‖² ≤ F(w_ref) − F(w*) (on
+    some CPUs Clarabel at 1e-10 stops "optimal_inaccurate", 5e-5 from the optimum)."""
+    mu = 0.5
+    sp = GarroteLogistic(Z=margins(*shape), penalty=NonnegElasticNet(1.0, mu))
     ref = sp.solve("clarabel-tight")
     record = sp.solve(solver, tol=1e-9)
     assert record.certified and record.solver == solver and record.stage == "solve"
     assert abs(record.objective - ref.objective) <= 1e-8 * ref.objective
-    assert np.max(np.abs(record.solution["w"] - ref.solution["w"])) <= 1e-5 * ref.solution["w"].max()
+    ref_gap = max(ref.objective - record.objective, 0.0)  # the native's point is the better one
+    allowed = 1e-5 * ref.solution["w"].max() + np.sqrt(2.0 * ref_gap / mu)
+    assert np.max(np.abs(record.solution["w"] - ref.solution["w"])) <= allowed
 
 
 def test_lbfgsb_working_set_on_the_elastic_net_matches_the_full_problem():
