@@ -4,8 +4,10 @@ and L-BFGS-B's evaluations (calls, evaluations per call, coordinates).
 
     python benchmarks/logo_time_split.py [--shape fermat] [--turns 1.75] [--seed 1] [--J 20000]
     python benchmarks/logo_time_split.py --family clusters [--samples 300] [--seed 0] [--J 2000]
+        [--prune-below 1e-8]
 
-The default fit (σ = 2, λ = 1, θ = 0.01, max_iter = 50) of one spiral (``make_spiral(230, J − 2)``,
+The default fit (σ = 2, λ = 1, θ = 0.01, max_iter = 50; ``--prune-below 1e-8`` the fast path below
+J = 4,096, where the default is the plain iteration) of one spiral (``make_spiral(230, J − 2)``,
 as ``logo_fast_path.py`` makes them) or one family of :mod:`fsopt.datasets.shapes`, after an untimed
 warm-up fit.  The evaluations are counted by wrapping the L-BFGS-B loop
 (``fsopt.core.lbfgsb_routine.minimize_on_box``) for this fit only.
@@ -31,8 +33,8 @@ def instance(args):
     return X, y
 
 
-def counted_fit(X, y):
-    """The default fit, with each L-BFGS-B run's coordinates and evaluations recorded."""
+def counted_fit(X, y, **params):
+    """The default fit (with LOGO's ``params``), each L-BFGS-B run's coordinates and evaluations recorded."""
     from fsopt.core import composite, lbfgsb, lbfgsb_routine
 
     runs, original = [], lbfgsb_routine.minimize_on_box
@@ -44,7 +46,7 @@ def counted_fit(X, y):
 
     composite.minimize_on_box = lbfgsb.minimize_on_box = counting
     try:
-        est, seconds = fit(X, y)
+        est, seconds = fit(X, y, **params)
     finally:
         composite.minimize_on_box = lbfgsb.minimize_on_box = original
     return est, seconds, runs
@@ -70,6 +72,8 @@ def main(argv=None):
     ap.add_argument("--turns", type=float, default=1.75)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--J", type=int, default=20000)
+    ap.add_argument("--prune-below", type=lambda text: text if text == "auto" else float(text), default="auto",
+                    help="LOGO's prune_below ('auto' or a threshold such as 1e-8)")
     args = ap.parse_args(argv)
 
     from fsopt import LOGO
@@ -77,8 +81,8 @@ def main(argv=None):
 
     LOGO().fit(*make_spiral(30, 20, random_state=0))  # compile the kernels outside the timings
     X, y = instance(args)
-    est, seconds, runs = counted_fit(X, y)
-    print(f"{X.shape[0]} x {X.shape[1]}, {PARAMS}: {est.outcome_}, {est.n_iter_} iterations, "
+    est, seconds, runs = counted_fit(X, y, prune_below=args.prune_below)
+    print(f"{X.shape[0]} x {X.shape[1]}, {PARAMS}, prune_below={args.prune_below}: {est.outcome_}, {est.n_iter_} iterations, "
           f"{seconds:.2f} s, {sum(h.full_check for h in est.history_)} checks over all features")
     print("| part | iterations | statistics s | updates s | checks s | share of the fit |\n|---|---|---|---|---|---|")
     for name, n, stats, updates, checks in split(est.history_):

@@ -1,5 +1,6 @@
 """Fits do not change when the code around them is reorganised (issue 44): LOGO's plain path and
-its default, NMMKL and LFS on small test data give the fits recorded in
+its default (on the spiral, N²·J = 200² × 12: the plain path) or its fast path (``prune_below=1e-8``:
+the default's on the shapes when these were recorded, since issue 42 from J = 4,096 on), NMMKL and LFS on small test data give the fits recorded in
 ``tests/data/fits_unchanged.json`` (from main at 55a11c5, before the driver's redesign).
 
 On the machine that recorded them the fits are bit-identical: recorded again after the redesign,
@@ -10,10 +11,10 @@ converges, so the test compares the weights with rtol = 1e-9, and the support, t
 iterations and the outcome exactly.  Only converged fits are recorded: at max_iter the iterate of
 a map that does not contract carries those differences on, and shells at lam = 1 (50 iterations,
 max_iter) were 0.9 % of max w apart on the two CPUs; shells are recorded at lam = 3, where both
-paths converge (the default after a hand-over).
+paths converge (the fast path after a hand-over).
 Record again (only when a change of trajectory is intended, and say why in its commit) with
 ``python tests/test_fits_unchanged.py``.  Recorded again once: issue 42's crowded check hands the
-two default shape fits over sooner (the same weights and supports, 25 and 60 iterations, not 32
+two fast-path shape fits over sooner (the same weights and supports, 25 and 60 iterations, not 32
 and 65).
 """
 import json
@@ -33,6 +34,7 @@ from fsopt.lfs import LFS
 
 RECORDED = pathlib.Path(__file__).parent / "data" / "fits_unchanged.json"
 PLAIN = dict(prune_below=None, working_set=False)
+FAST = dict(prune_below=1e-8)
 SHAPES = {"copies": make_correlated_copies, "shells": make_shells}  # the working set hands over
 
 
@@ -44,7 +46,7 @@ def _fit(name):
         X, y = make_spiral(100, 10, random_state=1) if problem == "spiral" else \
             SHAPES[problem](200, 700, random_state=0)  # N²·J above "auto"'s threshold: elimination
         lam = 3.0 if problem == "shells" else 1.0  # at lam = 1 shells end at max_iter (see the docstring)
-        est = LOGO(sigma=2.0, lam=lam, **(PLAIN if path == "plain" else {})).fit(X, y)
+        est = LOGO(sigma=2.0, lam=lam, **{"plain": PLAIN, "fast": FAST, "default": {}}[path]).fit(X, y)
         return dict(weights=est.weights_, support=est.get_support(indices=True), n_iter=est.n_iter_,
                     outcome=str(est.outcome_))
     if name == "NMMKL":
@@ -61,7 +63,8 @@ def _fit(name):
                 n_iter=est.n_iter_, outcome="")
 
 
-NAMES = [f"LOGO {problem} {path}" for problem in ("spiral", "copies", "shells") for path in ("plain", "default")] + \
+NAMES = ["LOGO spiral plain", "LOGO spiral default"] + \
+    [f"LOGO {problem} {path}" for problem in ("copies", "shells") for path in ("plain", "fast")] + \
     ["NMMKL", "LFS"]
 
 

@@ -54,7 +54,7 @@ def full_kkt_at(X, y, loss, x, w, sigma=2.0, lam=3.0):
 
 @pytest.mark.parametrize("loss, shape", [("squared hinge", "archimedean"), ("exponential", "fermat")])
 def test_a_user_margin_loss_is_screened_with_its_own_derivative(loss, shape):
-    """LOGO's fast path (working set, elimination: the default from N²·J = 2.5e7 on, asked for
+    """LOGO's fast path (working set, elimination: the default from N²·J = 2.5e7 and J = 4,096 on, asked for
     here on a smaller sample) on a user's loss reaches the fixed point the plain iteration reaches
     (same support, weights to the accuracy θ allows), and certifies it: its last solve is the
     full-J optimum at the margins it was solved at, measured by an independent full-J solve at
@@ -120,7 +120,7 @@ class ValueAndGradientOnly:
         return cp.sum_squares(cp.pos(1 - self.Z @ w))
 
 
-@pytest.mark.parametrize("n, J, prune_below", [(50, 60, 1e-8), (230, 200, "auto")])  # "auto" eliminates at 460² × 200
+@pytest.mark.parametrize("n, J, prune_below", [(50, 60, 1e-8), (230, 4096, "auto")])  # "auto" eliminates at 460² × 4,096
 def test_a_loss_without_margin_derivative_is_refused_before_any_work(monkeypatch, n, J, prune_below):
     X, y = make_spiral(n, J - 2, shape="fermat", random_state=0)
     calls = []

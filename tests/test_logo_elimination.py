@@ -113,7 +113,7 @@ def test_bounded_memory_gives_the_same_answer(turns, monkeypatch):
     columns at w = 0, the checks keep only the best columns): the same fixed point as holding
     every column, and no garrote solve ever sees more columns than the budget allows."""
     X, y = make_spiral(230, 1000, turns=turns, random_state=0)
-    ref = LOGO(max_iter=100).fit(X, y)
+    ref = LOGO(max_iter=100, prune_below=1e-8).fit(X, y)  # the fast path ("auto" from J = 4,096)
     monkeypatch.setattr(method_module, "_HELD_ELEMENTS", X.shape[0] * 60)
     monkeypatch.setattr(method_module, "_MIN_KEPT", 16)
     widths = []
@@ -122,7 +122,7 @@ def test_bounded_memory_gives_the_same_answer(turns, monkeypatch):
                         lambda self, Z, columns=None: widths.append(Z.shape[1])
                         or set_margins(self, Z, columns=columns))
     support = []
-    est = LOGO(max_iter=100, callback=lambda it, w: support.append(np.count_nonzero(w))).fit(X, y)
+    est = LOGO(max_iter=100, prune_below=1e-8, callback=lambda it, w: support.append(np.count_nonzero(w))).fit(X, y)
     assert est.converged_ and est.n_iter_ == ref.n_iter_
     np.testing.assert_array_equal(est.get_support(), ref.get_support())
     assert np.abs(est.weights_ - ref.weights_).max() <= 1e-4 * ref.weights_.max()

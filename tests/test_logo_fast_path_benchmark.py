@@ -52,7 +52,7 @@ def test_time_split_accounts_for_every_timed_iteration_and_counts_each_lbfgsb_ru
     spiral, _ = bench.instance(bench.argparse.Namespace(family=None, shape="fermat", turns=1.5, seed=0, J=600))
     assert X.shape == (240, 600)
     np.testing.assert_array_equal(spiral, make_spiral(230, 598, turns=1.5, random_state=0, shape="fermat")[0])
-    est, _, runs = bench.counted_fit(X, y)
+    est, _, runs = bench.counted_fit(X, y, prune_below=1e-8)  # the fast path ("auto" from J = 4,096)
     assert composite.minimize_on_box is lbfgsb.minimize_on_box is lbfgsb_routine.minimize_on_box is original
     parts = bench.split(est.history_)
     assert sum(n for _, n, *_ in parts) == sum(1 for h in est.history_ if not h.reused)
@@ -61,6 +61,6 @@ def test_time_split_accounts_for_every_timed_iteration_and_counts_each_lbfgsb_ru
     assert parts[1][1] > 0 and parts[2][1] > 0  # this instance hands over: both kinds of iteration
     solves = sum(len(h.records) for h in est.history_)
     assert len(runs) >= solves > 0 and all(n > 0 and e > 0 for n, e in runs)
-    bench.main(["--family", "correlated copies", "--samples", "240", "--seed", "2", "--J", "600"])
+    bench.main(["--family", "correlated copies", "--samples", "240", "--seed", "2", "--J", "600", "--prune-below", "1e-8"])
     out = capsys.readouterr().out
-    assert "| working-set iterations |" in out and "L-BFGS-B:" in out
+    assert "| working-set iterations |" in out and "L-BFGS-B:" in out and "prune_below=1e-08" in out

@@ -27,7 +27,7 @@ def passes(est):
 def test_working_set_reaches_the_same_fixed_point_in_fewer_passes(shape, turns):
     X, y = make_spiral(230, 500, turns=turns, random_state=0, shape=shape)
     fits = {name: LOGO(max_iter=100, theta=1e-3, **params).fit(X, y) for name, params in
-            {"working set": {}, "full-J updates": {"working_set": False},
+            {"working set": {"prune_below": 1e-8}, "full-J updates": {"working_set": False, "prune_below": 1e-8},
              "no elimination": {"prune_below": None}}.items()}
     ref = fits["no elimination"]
     for name, est in fits.items():
@@ -149,11 +149,11 @@ def test_a_working_set_past_its_budget_hands_over_and_max_iter_bounds_the_plain_
     with pytest.warns(ConvergenceWarning, match="max_iter"):
         plain = LOGO(theta=1e-4, working_set=False, prune_below=None).fit(X, y)
     with pytest.warns(ConvergenceWarning, match="max_iter"):
-        crowded = LOGO(theta=1e-4).fit(X, y)
+        crowded = LOGO(theta=1e-4, prune_below=1e-8).fit(X, y)  # "auto" is the plain iteration at this J
     with monkeypatch.context() as patch, pytest.warns(ConvergenceWarning, match="max_iter"):
         patch.setattr("fsopt.logo.working_set._DEAR_SHARE", np.inf)
         patch.setattr("fsopt.logo.working_set._FLOOR_SHARE", np.inf)
-        budget = LOGO(theta=1e-4).fit(X, y)
+        budget = LOGO(theta=1e-4, prune_below=1e-8).fit(X, y)
     unit = crowded.history_[0].work
     for fast, reason in ((crowded, "crowded"), (budget, "budget")):
         handed = [h for h in fast.history_ if h.restarted]
@@ -274,8 +274,9 @@ def test_elimination_without_the_working_set_converges_to_the_plain_iterations_f
 
 
 def test_auto_elimination_follows_the_papers_path_where_it_is_cheap(monkeypatch):
-    """prune_below="auto": elimination (and so the working set) from N²·J = 2.5e7 on, the paper's
-    iteration below.  On a logo-uci split (ionosphere, 200 irrelevant features, λ = 1, N²·J =
+    """prune_below="auto": elimination (and so the working set) from N²·J = 2.5e7 and J = 4,096 on,
+    the paper's iteration below either (there a hand-over's plain run holds no margins, so a working
+    set that does not settle would cost its spend on top of the plain iteration's).  On a logo-uci split (ionosphere, 200 irrelevant features, λ = 1, N²·J =
     120² × 234) the fast path without its budget converges to another certified fixed point than
     the plain iteration; with it (the default budget), it hands over at its first check, which
     finds more violators than the working set holds cheaply while its iterations are dear
@@ -293,7 +294,13 @@ def test_auto_elimination_follows_the_papers_path_where_it_is_cheap(monkeypatch)
     assert np.abs(fast.weights_ - plain.weights_).max() > 0.3 * plain.weights_.max()  # another fixed point
     assert [h.restart_reason for h in budgeted.history_ if h.restarted] == ["crowded"]
     np.testing.assert_array_equal(budgeted.weights_, plain.weights_)
-    big = LOGO().fit(*make_spiral(230, 118, random_state=0))  # 460² × 120 ≥ 2.5e7
+    X, y = make_spiral(230, 118, random_state=0)  # 460² × 120 ≥ 2.5e7, but J < 4,096
+    narrow, plain = LOGO().fit(X, y), LOGO(working_set=False, prune_below=None).fit(X, y)
+    assert narrow.prune_below_ is None and not any(h.working_set for h in narrow.history_)
+    np.testing.assert_array_equal(narrow.weights_, plain.weights_)
+    few = LOGO().fit(*make_spiral(30, 4094, random_state=0))  # J = 4,096, but 60² × 4,096 < 2.5e7
+    assert few.prune_below_ is None
+    big = LOGO().fit(*make_spiral(230, 4094, random_state=0))  # J = 4,096 and 460² × 4,096 ≥ 2.5e7
     assert big.prune_below_ == 1e-8 and any(h.working_set for h in big.history_)
 
 

@@ -10,14 +10,15 @@ SHOWN = 20  # selected features printed; --out keeps them all
 
 
 def add_arguments(parser):
-    from .estimator import FAST_PATH_FROM
+    from .estimator import FAST_PATH_FEATURES, FAST_PATH_FROM
 
     parser.add_argument("--sigma", type=float, default=None, help="kernel width (problem default)")
     parser.add_argument("--lam", type=float, default=None, help="l1 weight of (7)")
     parser.add_argument("--theta", type=float, default=None, help="outer stopping threshold")
     parser.add_argument("--prune-below", type=_prune_below, default=None, metavar="auto|none|FLOAT",
                         help=f"elimination threshold: 'auto' (the default: the fast path from N²·J = "
-                             f"{FAST_PATH_FROM:.2g} on), 'none' (the paper's iteration over all features: its "
+                             f"{FAST_PATH_FROM:.2g} and J = {FAST_PATH_FEATURES:,} on), 'none' (the paper's "
+                             f"iteration over all features: its "
                              f"fixed point where the map has several) or a threshold such as 1e-8")
 
 
@@ -104,7 +105,7 @@ def run(args, problem, X, y) -> int:
 def _print_details(est, hist, total):
     """--verbose: the solvers, the iteration trace, the time split and the elimination."""
     from ..core.solvers import describe_chain
-    from .estimator import FAST_PATH_FROM
+    from .estimator import FAST_PATH_FEATURES, FAST_PATH_FROM
 
     print(f"solver {describe_chain(est.solver, est.solvers_)}")
     changes = [f"{h.change:.3g}" for h in hist]
@@ -123,7 +124,7 @@ def _print_details(est, hist, total):
           f"residual {worst:.2e}")
     if est.prune_below_ is None:
         print(f"elimination: off (the paper's iteration over all features; prune_below='auto' eliminates "
-              f"from N²·J = {FAST_PATH_FROM:.2g} on)")
+              f"from N²·J = {FAST_PATH_FROM:.2g} and J = {FAST_PATH_FEATURES:,} on)")
     else:
         print(f"elimination: {sum(h.n_dropped for h in hist)} feature(s) dropped, "
               f"{sum(h.n_reentered for h in hist)} re-entered; {hist[-1].n_active} active at the end"

@@ -20,7 +20,7 @@ from ..core.solvers import resolve_solver, solver_chain
 from ..core.subproblem import Subproblem
 from ..core.validation import check_data, check_labels, transactional_fit, validate_fit
 from .garrote import GarroteLogistic
-from .method import LogoFixedPoint, screening_refusal, zbar_fits
+from .method import _HELD_FROM, LogoFixedPoint, screening_refusal, zbar_fits
 from .working_set import WorkingSet
 
 PAPER_PRUNE_BELOW = 1e-8  # the paper's elimination threshold
@@ -30,6 +30,11 @@ PAPER_PRUNE_BELOW = 1e-8  # the paper's elimination threshold
 # on the logo-uci protocol at lam = 1, N²·J ≤ 3.7e6, the fast path reached another one on 6 of 27
 # splits and saved no passes; Colon, 7.4e6, 5 of 62 differ; the benchmark grid, N²·J ≥ 8.9e7, none)
 FAST_PATH_FROM = 2.5e7
+# ... and from J = 4,096 features on, where the plain run after a hand-over holds margins (_HELD_FROM)
+# and so costs less than the plain iteration: below it a working set that does not settle is spent
+# on top of the plain iteration's cost (at J = 2,000 the families' default / plain was 1.00-1.04 in
+# total, every fit above 1.25 x was there: docs/logo-scale.md, "The fast path from 4,096 features")
+FAST_PATH_FEATURES = _HELD_FROM
 
 PROBED = ("when LOGO chose its solvers, before the fit: a fresh copy of the subproblem, before "
           "set_margins gave it the margins z̄ (no data yet)")  # capability messages say so
@@ -90,8 +95,10 @@ class LOGO(SelectorMixin, BaseEstimator):
         The subproblem must declare ``smooth.margin_derivative`` and ``penalty.zero_slack``
         (refused otherwise, before any work).  ``None`` disables elimination: the paper's
         iteration over all J features.  "auto": 1e-8 when N²·J (the pairs of samples times the
-        features, the work of one pass of z̄) is at least 2.5e7, else None: the fast path where it
-        saves time, the paper's path where a pass costs about a millisecond (where the map has
+        features, the work of one pass of z̄) is at least 2.5e7 and J at least 4,096, else None: the
+        fast path where it saves time, the paper's path where a pass costs about a millisecond or
+        where J is too small for the run after a hand-over to be cheaper than the plain iteration
+        (so a working set that does not settle would cost its spend on top of it; where the map has
         several fixed points, only the paper's path is sure to reach the paper's; the fast path
         can reach another certified one: docs/logo-scale.md).  ``prune_below_`` holds the value
         used.  ``history_[t].data_passes`` holds the passes over X of each iteration.
@@ -268,7 +275,9 @@ class LOGO(SelectorMixin, BaseEstimator):
         subproblem = self._make_subproblem()
         prune_below = self.prune_below
         if prune_below == "auto":  # the fast path where it saves time; the paper's path where it is cheap
-            prune_below = PAPER_PRUNE_BELOW if X.shape[0] ** 2 * X.shape[1] >= FAST_PATH_FROM else None
+            N, J = X.shape
+            prune_below = PAPER_PRUNE_BELOW if N ** 2 * J >= FAST_PATH_FROM and J >= FAST_PATH_FEATURES \
+                else None
         self.prune_below_ = prune_below
         screening = prune_below is not None or not zbar_fits(X)
         refusal = screening_refusal(subproblem) if screening else ""
