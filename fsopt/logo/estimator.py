@@ -32,8 +32,9 @@ PAPER_PRUNE_BELOW = 1e-8  # the paper's elimination threshold
 FAST_PATH_FROM = 2.5e7
 # ... and from J = 4,096 features on, where the plain run after a hand-over holds margins (_HELD_FROM)
 # and so costs less than the plain iteration: below it a working set that does not settle is spent
-# on top of the plain iteration's cost (at J = 2,000 the families' default / plain was 1.00-1.04 in
-# total, every fit above 1.25 x was there: docs/logo-scale.md, "The fast path from 4,096 features")
+# on top of the plain iteration's cost (at J = 2,000 the proxies' default / plain was 0.96-1.04 in
+# total, and each fit above 1.25 x in them before this rule was at J = 2,000-3,060: docs/logo-scale.md,
+# "The fast path from 4,096 features")
 FAST_PATH_FEATURES = _HELD_FROM
 
 PROBED = ("when LOGO chose its solvers, before the fit: a fresh copy of the subproblem, before "
