@@ -302,6 +302,12 @@ def test_auto_elimination_follows_the_papers_path_where_it_is_cheap(monkeypatch)
     assert few.prune_below_ is None
     big = LOGO().fit(*make_spiral(230, 4094, random_state=0))  # J = 4,096 and 460² × 4,096 ≥ 2.5e7
     assert big.prune_below_ == 1e-8 and any(h.working_set for h in big.history_)
+    from fsopt.core.solvers import backends
+    from fsopt.logo.estimator import fast_path_pays
+
+    lbfgsb, clarabel = backends()["LBFGSB"], backends()["CLARABEL"]  # a backend without a working set
+    assert not fast_path_pays((460, 120), lbfgsb) and fast_path_pays((460, 120), clarabel)  # its solves pay
+    assert fast_path_pays((460, 4096), lbfgsb) and not fast_path_pays((60, 4096), clarabel)
 
 
 @pytest.mark.parametrize("shape, turns, seed", [("fermat", 1.5, 0), ("archimedean", 1.75, 1)])

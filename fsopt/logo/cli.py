@@ -17,7 +17,7 @@ def add_arguments(parser):
     parser.add_argument("--theta", type=float, default=None, help="outer stopping threshold")
     parser.add_argument("--prune-below", type=_prune_below, default=None, metavar="auto|none|FLOAT",
                         help=f"elimination threshold: 'auto' (the default: the fast path from N²·J = "
-                             f"{FAST_PATH_FROM:.2g} and J = {FAST_PATH_FEATURES:,} on), 'none' (the paper's "
+                             f"{FAST_PATH_FROM:.2g} on, and J = {FAST_PATH_FEATURES:,} with LBFGSB), 'none' (the paper's "
                              f"iteration over all features: its "
                              f"fixed point where the map has several) or a threshold such as 1e-8")
 
@@ -124,7 +124,7 @@ def _print_details(est, hist, total):
           f"residual {worst:.2e}")
     if est.prune_below_ is None:
         print(f"elimination: off (the paper's iteration over all features; prune_below='auto' eliminates "
-              f"from N²·J = {FAST_PATH_FROM:.2g} and J = {FAST_PATH_FEATURES:,} on)")
+              f"from N²·J = {FAST_PATH_FROM:.2g} on, and J = {FAST_PATH_FEATURES:,} with a backend's own working set)")
     else:
         print(f"elimination: {sum(h.n_dropped for h in hist)} feature(s) dropped, "
               f"{sum(h.n_reentered for h in hist)} re-entered; {hist[-1].n_active} active at the end"
