@@ -4,7 +4,7 @@
                                         [--turns 1 1.5 1.75] [--shape fermat archimedean] [--first-seed 0]
                                         [--real heart ionosphere sonar] [--noise 2000] [--out rows.jsonl]
     python benchmarks/logo_fast_path.py --table rows.jsonl [more.jsonl ...]
-    python benchmarks/logo_fast_path.py --default-only [--J ... --seeds ... as above]
+    python benchmarks/logo_fast_path.py --default-only [--J ... --seeds ... as above] [--repeat k] [--starts k --jitter 1e-9]
 
 For each instance, two fits at σ = 2, θ = 0.01 (``--theta``), max_iter = 50 (``--max-iter``), acceleration "auto" (``--acceleration``; λ = 1 on the spirals, ``--real-lam``
 on the real data sets): the default (working set and
@@ -22,7 +22,11 @@ iterations, and its support and weights against the default's.
 new version with the tables) and times it against one cdist pass on the instances with
 J ≥ 20,000 (the cost bound of issue 25), without the plain iteration's slow fits; ``--repeat k``
 times k pairs of a cdist pass and a fit in turn and reports the ratio of the medians, with the
-pairs' range (the machine's noise moves one pair by ±10 %).
+pairs' range (the machine's noise moves one pair by ±10 %).  ``--starts k`` fits each instance again
+from k starts within ``--jitter`` (1e-9) of the paper's w = 1 (w = 1 + jitter·ε, ε ~ N(0, 1) seeded
+0..k−1, in the units the iteration acts on): whether an outcome is the instance's or its rounding's
+(the slow spiral of docs/logo-scale.md: which way a map that does not contract goes depends on the
+last bits of its first iterates).
 
 ``--table`` prints the saved rows of earlier runs as one Markdown table, then what they add up to: fits
 where the plain iteration converged and the default did not, supports that differ, weight differences
@@ -39,6 +43,7 @@ import json
 import os
 import time
 import warnings
+from collections import Counter
 
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
@@ -178,18 +183,47 @@ def time_default(args):
         timed = X.shape[1] >= TIMED_FROM
         pairs = [(cdist_seconds(X) if timed else None, *fit(X, y, lam=lam)) for _ in range(args.repeat if timed else 1)]
         est = pairs[-1][1]
+        starts = [start_summary(fit(X, y, lam=lam, w0=w0)[0]) for w0 in jittered_starts(X, args)]
         rows.append({"instance": label, "J": X.shape[1], "lam": lam, "theta": PARAMS["theta"],
                      "max_iter": PARAMS["max_iter"], "acceleration": PARAMS.get("acceleration", "auto"),
                      "default_only": {"outcome": est.outcome_, "outer": est.n_outer_iter_, "iterations": est.n_iter_,
                                       "passes": sum(h.data_passes for h in est.history_),
                                       "support": est.get_support(indices=True).tolist()[:20],
                                       "pairs": [[c, t] for c, _, t in pairs]},
-                     "load": os.getloadavg()[0]})
+                     "starts": starts, "jitter": args.jitter, "load": os.getloadavg()[0]})
         print(default_row(rows[-1]), flush=True)
+        if starts:
+            print(starts_line(rows[-1]), flush=True)
         if args.out:
             with open(args.out, "a") as f:
                 f.write(json.dumps(rows[-1]) + "\n")
     print("", *default_summary(rows), sep="\n")
+
+
+def jittered_starts(X, args):
+    """``--starts k`` initial weights w0 (in the units of ``weights_``) whose iterate is
+    1 + jitter·ε, ε ~ N(0, 1) with seeds 0..k−1: the paper's start w = 1 moved by ``--jitter``."""
+    from fsopt.core.scaling import unit_scale
+
+    scale = unit_scale(X)  # LOGO's iterate is w0 times X's typical spread
+    return [(1.0 + args.jitter * np.random.default_rng(k).standard_normal(X.shape[1])) / scale
+            for k in range(args.starts)]
+
+
+def start_summary(est):
+    return {"outcome": est.outcome_, "iterations": est.n_iter_, "support": est.get_support(indices=True).tolist()[:20]}
+
+
+def starts_line(r):
+    """How the fits from the jittered starts ended, against the fit from w = 1."""
+    starts, own = r["starts"], r["default_only"]
+    converged = [s for s in starts if s["outcome"] == "converged"]
+    supports = Counter(tuple(s["support"]) for s in converged)
+    common = ", ".join(f"{list(support)[:8]} in {n}" for support, n in supports.most_common(3))
+    its = [s["iterations"] for s in converged]
+    return (f"  from {len(starts)} starts within {r['jitter']:g} of w = 1: converged in {len(converged)}"
+            + (f" (iterations {min(its)}–{max(its)}; support {common})" if converged else "")
+            + f"; from w = 1: {own['outcome']}, support {own['support'][:8]}")
 
 
 DEFAULT_HEADER = ("| instance | J | θ | outcome, outer its (all) | passes | support | fit s | cdist s | fit / cdist |\n"
@@ -270,7 +304,12 @@ def main(argv=None):
                     help="the default fit alone (no plain iteration), timed against one cdist pass at J >= 20,000")
     ap.add_argument("--repeat", type=int, default=1,
                     help="--default-only: pairs of a cdist pass and a fit at J >= 20,000 (medians reported)")
+    ap.add_argument("--starts", type=int, default=0,
+                    help="--default-only: fits from this many starts within --jitter of w = 1 as well")
+    ap.add_argument("--jitter", type=float, default=1e-9, help="the starts' distance from w = 1 (relative)")
     args = ap.parse_args(argv)
+    if args.starts and not args.default_only:
+        ap.error("--starts goes with --default-only")
     if args.table:
         rows = [json.loads(line) for name in args.table for line in open(name) if line.strip()]
         compared = [r for r in rows if "plain" in r]

@@ -64,3 +64,31 @@ def test_time_split_accounts_for_every_timed_iteration_and_counts_each_lbfgsb_ru
     bench.main(["--family", "correlated copies", "--samples", "240", "--seed", "2", "--J", "600", "--prune-below", "1e-8"])
     out = capsys.readouterr().out
     assert "| working-set iterations |" in out and "L-BFGS-B:" in out and "prune_below=1e-08" in out
+
+
+def test_jittered_starts_are_the_papers_start_moved_by_the_jitter(capsys):
+    """``--starts``: each start's iterate is 1 + jitter·ε in the units LOGO iterates in (X's
+    typical spread), so at jitter 0 the fits are the fit from w = 1, on X of any units."""
+    from types import SimpleNamespace
+
+    from fsopt.core.scaling import unit_scale
+
+    bench = load("logo_fast_path")
+    X, y = make_spiral(60, 40, random_state=0)
+    X = 100.0 * X  # the typical spread far from 1: w0 in weights_' units is not the iterate
+    moved = bench.jittered_starts(X, SimpleNamespace(starts=2, jitter=1e-3))
+    iterate = moved[1] * unit_scale(X)
+    assert 1e-5 < np.max(np.abs(iterate - 1.0)) < 1e-2  # moved, by about the jitter
+    assert not np.allclose(moved[0], moved[1])  # each start its own ε
+
+    own = bench.fit(X, y)[0]
+    for w0 in bench.jittered_starts(X, SimpleNamespace(starts=2, jitter=0.0)):
+        again = bench.fit(X, y, w0=w0)[0]
+        assert again.n_iter_ == own.n_iter_
+        np.testing.assert_allclose(again.weights_, own.weights_, rtol=1e-9, atol=1e-12 * own.weights_.max())
+
+    r = {"jitter": 0.0, "starts": [bench.start_summary(own)] * 2,
+         "default_only": {"outcome": own.outcome_, "support": own.get_support(indices=True).tolist()}}
+    line = bench.starts_line(r)
+    assert line.startswith("  from 2 starts within 0 of w = 1: converged in 2")
+    capsys.readouterr()
