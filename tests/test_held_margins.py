@@ -8,7 +8,8 @@ from fsopt.core.parts import LogisticMarginLoss, NonnegL1
 from fsopt.datasets.shapes import make_shells
 from fsopt.logo import GarroteLogistic
 from fsopt.logo.held_margins import HeldMargins
-from fsopt.logo.margins import margin_coefficients, signed_abs_sum, zbar_products
+from fsopt.core.lbfgsb import most_violating
+from fsopt.logo.margins import SingleMargins, margin_coefficients, signed_abs_sum, zbar_products
 
 
 @pytest.fixture(scope="module")
@@ -20,21 +21,32 @@ def problem():
     return X, A, signed_abs_sum(A, X)
 
 
-def held_margins(X, A, held, computed):
+def held_margins(X, A, held, computed, estimated=None):
+    """HeldMargins over X's z̄; with a list ``estimated``, estimates from z̄ in float32 too (the
+    columns asked exactly are appended to it)."""
     def columns(features):
         computed.extend(features.tolist())
         return signed_abs_sum(A, np.ascontiguousarray(X[:, features]))
 
     def gradients(features, m):
+        if estimated is not None:
+            estimated.extend(features.tolist())
         d = LogisticMarginLoss().margin_derivative(m)
         return zbar_products(A, np.ascontiguousarray(X[:, features]), d)[:, 0]
 
+    single = SingleMargins(A, X.astype(np.float32), np.abs(X.astype(np.float32)), np.abs(X).max(axis=0))
+
+    def estimates(features, m):
+        G, err = single.gradients(features, LogisticMarginLoss().margin_derivative(m)[:, None])
+        return G[:, 0], err[:, 0]
+
     return HeldMargins(LogisticMarginLoss(), signed_abs_sum(A, np.ascontiguousarray(X[:, held])), held,
-                       X.shape[1], columns, gradients)
+                       X.shape[1], columns, gradients, None if estimated is None else estimates)
 
 
+@pytest.mark.parametrize("estimating", [False, True])
 @pytest.mark.parametrize("lam", [0.3, 1.0])
-def test_lbfgsb_on_held_margins_gives_the_full_problems_solution_bit_for_bit(problem, lam):
+def test_lbfgsb_on_held_margins_gives_the_full_problems_solution_bit_for_bit(problem, lam, estimating):
     X, A, Z = problem
     full = GarroteLogistic(lam=lam)
     full.set_margins(Z)
@@ -42,7 +54,7 @@ def test_lbfgsb_on_held_margins_gives_the_full_problems_solution_bit_for_bit(pro
     reference = full.solve("LBFGSB")
     computed = []
     held = GarroteLogistic(lam=lam)
-    held.set_margin_source(held_margins(X, A, np.arange(5), computed))
+    held.set_margin_source(held_margins(X, A, np.arange(5), computed, [] if estimating else None))
     held.warm_start = full.warm_start
     record = held.solve("LBFGSB")
     np.testing.assert_array_equal(record.solution["w"], reference.solution["w"])
@@ -95,3 +107,54 @@ def test_held_margins_only_for_a_subproblem_with_a_margin_loss_to_hold():
     assert method.holds_some_margins()
     sub.loss = object()  # a loss of the user's own that holds no margin matrix
     assert not method.holds_some_margins()
+
+
+class Estimating:
+    """A smooth part whose gradient is g, estimated as g + e (|e| ≤ err, err = ``coarse`` on every
+    entry but the first ``exact_first``); counts the entries asked exactly."""
+
+    def __init__(self, g, coarse, exact_first, rng):
+        self.g, self.asked = g, []
+        self.err = np.where(np.arange(g.size) < exact_first, 0.0, coarse)
+        self.noise = self.err * rng.uniform(-1, 1, g.size)
+
+    def gradient(self, w):
+        return self.g.copy()
+
+    def gradient_estimate(self, w):
+        return self.g + self.noise, self.err.copy()
+
+    def gradient_entries(self, w, features):
+        self.asked.extend(np.asarray(features).tolist())
+        return self.g[features]
+
+
+class Exact:
+    def __init__(self, g):
+        self.g = g
+
+    def gradient(self, w):
+        return self.g.copy()
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_entrants_from_estimates_are_the_exact_gradients_and_ask_for_few_exact_entries(seed):
+    """LBFGSB's working set takes the grow most violating features outside it (slack = λ + g_j <
+    −bound).  From a gradient estimated within ±err it asks exact entries only near the threshold
+    or the cut of the grow most violating, and takes the same features in the same order as from
+    the exact gradient, ties by index (some slacks repeated on purpose)."""
+    rng = np.random.default_rng(seed)
+    J = 3000
+    g = np.round(rng.normal(-1.0, 0.6, J), 2)  # slacks λ + g with many ties
+    w = np.where(rng.random(J) < 0.05, rng.random(J), 0.0)
+    penalty = NonnegL1(1.0)
+    for grow, bound, coarse in [(100, 1e-6, 0.05), (400, 0.01, 0.3), (5000, 1e-6, 0.05), (100, 1e-6, 0.0)]:
+        part = Estimating(g, coarse, J // 10, rng)
+        taken = most_violating(part, penalty, w, w == 0, bound, grow)
+        expected = most_violating(Exact(g), penalty, w, w == 0, bound, grow)
+        np.testing.assert_array_equal(taken, expected)
+        slack = 1.0 + g
+        failing = np.flatnonzero((w == 0) & (slack < -bound))
+        assert taken.size == min(grow, failing.size) and (slack[taken] < -bound).all()
+        if grow < failing.size // 4 and coarse <= 0.05:
+            assert len(part.asked) < failing.size // 2  # far fewer than the features that fail

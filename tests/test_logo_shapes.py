@@ -93,8 +93,9 @@ def test_the_plain_run_after_a_hand_over_holds_few_columns_and_a_dropped_gradien
     """After the hand-over the plain run holds z̄ for the features its last updates weighted (a
     fraction of J) and gives LBFGSB the others' gradients as products: its iterates are the plain
     iteration's bit for bit (above).  Planted: the held margins report a zero gradient for every
-    column they do not hold, so no feature outside them can enter: the fit's certificate over all J
-    (its own products) fails, and the answer leaves the plain iteration's."""
+    column they do not hold (exact, and as the estimate LBFGSB's working set reads), so no feature
+    outside them can enter: the fit's certificate over all J (its own products) fails, and the answer
+    leaves the plain iteration's."""
     from fsopt.logo.held_margins import HeldMargins
 
     X, y = instance("interaction", 0, J=4200)  # held margins from J = 4,096 (_HELD_FROM)
@@ -102,16 +103,26 @@ def test_the_plain_run_after_a_hand_over_holds_few_columns_and_a_dropped_gradien
     np.testing.assert_array_equal(default.weights_, plain.weights_)
     handed = next(h.iteration for h in default.history_ if h.restarted)
     assert max(h.n_active for h in default.history_[handed + 1:]) < X.shape[1] // 2
-    gradient = HeldMargins.gradient
+    gradient, estimate = HeldMargins.gradient, HeldMargins.gradient_estimate
+
+    def not_held(self, g):
+        out = np.ones(g.size, dtype=bool)
+        out[self.held] = False
+        return out
 
     def held_only(self, w):
         g = gradient(self, w)
-        out = np.ones(g.size, dtype=bool)
-        out[self.held] = False
-        g[out] = 0.0
+        g[not_held(self, g)] = 0.0
         return g
 
+    def held_only_estimate(self, w):
+        g, err = estimate(self, w)
+        out = not_held(self, g)
+        g[out], err[out] = 0.0, 0.0
+        return g, err
+
     monkeypatch.setattr(HeldMargins, "gradient", held_only)
+    monkeypatch.setattr(HeldMargins, "gradient_estimate", held_only_estimate)
     broken, _ = fits(X, y, theta=1e-4, max_iter=60)
     assert not broken.certificate_.holds or broken.outcome_ != "converged"
     assert np.abs(broken.weights_ - plain.weights_).max() > 1e-3 * plain.weights_.max()

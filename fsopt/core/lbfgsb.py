@@ -67,23 +67,20 @@ class LBFGSB(PartsBackend):
         else:
             if np.count_nonzero(w) > J // 4:  # a dense start (w⁽⁰⁾ = 1): grow the set from w = 0
                 w = np.zeros(J)
-            g = smooth.gradient(w)
             in_set = w > 0
             iterations = rounds = 0
             while True:
                 bound = tol * max(1.0, w.max(initial=0.0))
-                slack = penalty.zero_slack(w, g)
-                violators = np.flatnonzero(~in_set & (slack < -bound))
-                if rounds and violators.size == 0:
-                    break
                 grow = max(100, int(in_set.sum()))  # at least double the set each round
-                in_set[violators[np.argsort(slack[violators])[:grow]]] = True
+                entrants = most_violating(smooth, penalty, w, ~in_set, bound, grow)
+                if rounds and entrants.size == 0:
+                    break
+                in_set[entrants] = True
                 cols = np.flatnonzero(in_set)
                 w_set, nit = minimize_certified(smooth.restrict(cols), penalty.restrict(cols), w[cols], tol,
                                                 max_iter, memory, subproblem.certificate_tol)
                 w = np.zeros(J)
                 w[cols] = w_set
-                g = smooth.gradient(w)
                 iterations += nit
                 rounds += 1
         if verbose:
@@ -95,6 +92,40 @@ class LBFGSB(PartsBackend):
         else:
             status = st.USER_LIMIT
         return {"w": w}, status, iterations
+
+
+def most_violating(smooth, penalty, w, outside, bound, grow):
+    """The features ``outside`` the working set whose optimality condition at 0 fails at w
+    (``zero_slack`` < −bound), the ``grow`` most violating of them (equal slacks by index).
+
+    A smooth part may declare ``gradient_estimate(w) -> (g, err)`` with |∇f(w) − g| ≤ err
+    elementwise, and ``gradient_entries(w, features)``, exact entries of ∇f(w): then exact entries
+    are asked only where the estimate cannot decide whether a feature fails, or whether it is among
+    the ``grow`` most violating (LOGO's held margins: most of the features that fail fail surely, and
+    only the most violating enter).  The answer is the exact gradient's (the penalty separable, its
+    zero_slack monotone in each g_j, as the garrote's g_j + λ)."""
+    if hasattr(smooth, "gradient_estimate") and getattr(penalty, "separable", True):
+        g, err = smooth.gradient_estimate(w)
+        ends = penalty.zero_slack(w, g - err), penalty.zero_slack(w, g + err)
+        low, high = np.fmin(*ends), np.fmax(*ends)
+        undecided = np.isnan(low) | np.isnan(high)  # (an estimate that says nothing)
+        low, high = np.where(undecided, -np.inf, low), np.where(undecided, np.inf, high)
+    else:
+        g = smooth.gradient(w)
+        low = high = penalty.zero_slack(w, g)
+    maybe = np.flatnonzero(outside & (low < -bound))  # in increasing order, as the exact violators
+    sure = maybe[high[maybe] < -bound]
+    if sure.size >= grow:  # grow features fail with a slack ≤ cut: none above it enters
+        cut = np.partition(high[sure], grow - 1)[grow - 1]
+        maybe = maybe[low[maybe] <= cut]
+    slack = low[maybe]
+    unsure = low[maybe] < high[maybe]
+    if unsure.any():
+        exact = g.copy()
+        exact[maybe[unsure]] = smooth.gradient_entries(w, maybe[unsure])
+        slack = penalty.zero_slack(w, exact)[maybe]
+    failing = slack < -bound
+    return maybe[failing][np.argsort(slack[failing], kind="stable")[:grow]]
 
 
 def minimize_certified(smooth, penalty, w0, tol, max_iter, memory, certificate_tol):

@@ -7,7 +7,11 @@ coordinates, grown by the full gradient's KKT test) reads the smooth part, from 
 on, only through ``gradient`` (over all J) and ``restrict`` (a few columns).  Here the gradient of a
 column not held comes from the method (LOGO: z̄ of every column in float32 once per update with a
 rigorous error bound, :class:`~fsopt.logo.margins.SingleMargins`, computed exactly where the bound
-cannot decide), and a column's z̄ is computed the first time the backend restricts to it.  z̄ of a
+cannot decide), and a column's z̄ is computed the first time the backend restricts to it.  With
+``estimates``, the backend's test of which features enter (``gradient_estimate``, then
+``gradient_entries`` where the bound cannot decide it: :func:`fsopt.core.lbfgsb.most_violating`)
+asks exact gradients only of the features near its threshold or among the most violating, not of
+every feature that fails surely.  z̄ of a
 column does not depend on which others are computed with it, so every decision the backend takes
 and every restricted problem it solves is the one over the full z̄, bit for bit: the run's
 iterates are the plain iteration's (``tests/test_logo_shapes.py``, ``tests/test_held_margins.py``).
@@ -20,10 +24,11 @@ import numpy as np
 class HeldMargins:
     """Σ_n ℓ(z̄_nᵀw) over J features of which the z̄ columns ``held`` are in memory (Z, in that
     order); ``columns(features)`` computes the z̄ columns of others, ``gradients(features, m)``
-    their gradients z̄_jᵀℓ'(m) at margins m."""
+    their gradients z̄_jᵀℓ'(m) at margins m, and ``estimates(features, m)`` (optional) their
+    gradients as ``(G, err)`` with |G − z̄ᵀℓ'(m)| ≤ err, or None when it has none."""
 
-    def __init__(self, loss, Z, held, n_features, columns, gradients):
-        self.loss, self._columns, self._gradients = loss, columns, gradients
+    def __init__(self, loss, Z, held, n_features, columns, gradients, estimates=None):
+        self.loss, self._columns, self._gradients, self._estimates = loss, columns, gradients, estimates
         self.smooth = getattr(loss, "smooth", True)
         self._n = n_features
         self._position = np.full(n_features, -1)  # column of each held feature in self.Z
@@ -61,6 +66,31 @@ class HeldMargins:
         g[others] = self._gradients(others, m)
         self._last = (np.array(w, dtype=float), g)
         return g.copy()
+
+    def gradient_estimate(self, w):
+        """``(g, err)`` with |∇f(w) − g| ≤ err: the held columns' exact (err 0), the others' from
+        ``estimates``, none computed exactly (all exact, err 0, without estimates)."""
+        m = self.margins(w)
+        others = np.flatnonzero(self._position < 0)
+        estimated = None if self._estimates is None else self._estimates(others, m)
+        if estimated is None:
+            return self.gradient(w), np.zeros(self._n)
+        g, err = np.empty(self._n), np.zeros(self._n)
+        g[self.held] = self.Z.T @ self.loss.margin_derivative(m)
+        g[others], err[others] = estimated
+        return g, err
+
+    def gradient_entries(self, w, features):
+        """∂_j f(w) for ``features``, exact as in :meth:`gradient`."""
+        features = np.asarray(features)
+        m = self.margins(w)
+        g = np.empty(features.size)
+        position = self._position[features]
+        held = position >= 0
+        g[held] = self.Z[:, position[held]].T @ self.loss.margin_derivative(m)
+        if not held.all():
+            g[~held] = self._gradients(features[~held], m)
+        return g
 
     def restrict(self, columns):
         """The loss on the columns ``columns`` (computed first where not held), as the full z̄'s."""

@@ -311,20 +311,32 @@ class LogoFixedPoint(FixedPointMethod):
         again with every fallback, as without held margins, and names them in its answer's attempts."""
         J, single = iterate.size, []
 
-        def gradients(features, m):  # a new epoch: the margins of the backend's point
+        def estimator(m):  # a new epoch: the margins of the backend's point; z̄ of every column in float32, once
             self._new_epoch(A, m)
-            if not single and self._single_copy() is not None:  # z̄ of every column in float32, once
+            if not single and self._single_copy() is not None:
                 single.append(SingleMargins(self._of_scaled_X(A, J), self._single, *self._single_abs()))
                 self.work += 1.0
-            if single:
-                G, err = single[0].gradients(features, self._derivatives())
+            return single[0] if single else None
+
+        def gradients(features, m):
+            estimate = estimator(m)
+            if estimate is not None:
+                G, err = estimate.gradients(features, self._derivatives())
                 self._settle(features, G, err, self._derivatives())
             else:
                 self.work += _PRODUCT_WORK * features.size / J
                 self._check_products(features)
             return self._own_grad[features]
 
-        margins = HeldMargins(self.subproblem.loss, Z, cols, J, lambda f: self._zbar(A, self._columns(f)), gradients)
+        def estimates(features, m):  # the certificate's gradient, none computed exactly
+            estimate = estimator(m)
+            if estimate is None:
+                return None
+            G, err = estimate.gradients(features, self._derivatives()[:, -1:])
+            return G[:, 0], err[:, 0]
+
+        margins = HeldMargins(self.subproblem.loss, Z, cols, J, lambda f: self._zbar(A, self._columns(f)), gradients,
+                              estimates)
         self.subproblem.set_margin_source(margins)
         self.subproblem.warm_start = iterate
         try:
