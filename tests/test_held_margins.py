@@ -158,3 +158,15 @@ def test_entrants_from_estimates_are_the_exact_gradients_and_ask_for_few_exact_e
         assert taken.size == min(grow, failing.size) and (slack[taken] < -bound).all()
         if grow < failing.size // 4 and coarse <= 0.05:
             assert len(part.asked) < failing.size // 2  # far fewer than the features that fail
+
+
+def test_a_part_with_an_estimate_but_no_exact_entries_is_read_exactly():
+    """An estimate is used only with the exact entries that settle what it cannot decide."""
+    class EstimateOnly(Exact):
+        def gradient_estimate(self, w):
+            raise AssertionError("read without gradient_entries to settle it")
+
+    g = np.random.default_rng(0).normal(-1.0, 0.6, 500)
+    w = np.zeros(500)
+    expected = most_violating(Exact(g), NonnegL1(1.0), w, w == 0, 1e-6, 100)
+    np.testing.assert_array_equal(most_violating(EstimateOnly(g), NonnegL1(1.0), w, w == 0, 1e-6, 100), expected)

@@ -6,8 +6,9 @@ whose feasible set is a box (value, gradient, box) — LOGO's (7): Σ_n log(1 + 
 on w ≥ 0, or the elastic net λ1ᵀw + (μ/2)‖w‖² — so SciPy's L-BFGS-B solves it directly, from the
 subproblem's ``warm_start`` (the previous outer iteration's weights) when one is set.  For many
 features, when both parts declare ``restrict`` and the penalty ``zero_slack``, it works on a
-*working set*: L-BFGS-B on a few coordinates, then one full gradient to find the coordinates whose
-optimality condition at 0 fails (zero_slack < 0), which join the set, until none does — the
+*working set*: L-BFGS-B on a few coordinates, then one full gradient (or an estimate with an error
+bound, exact entries asked only where it cannot decide: :func:`most_violating`) to find the
+coordinates whose optimality condition at 0 fails (zero_slack < 0), which join the set, until none does — the
 result is optimal for the full problem, and the record's certificate is the same NumPy KKT
 residual as for the conic path.
 
@@ -104,7 +105,8 @@ def most_violating(smooth, penalty, w, outside, bound, grow):
     the ``grow`` most violating (LOGO's held margins: most of the features that fail fail surely, and
     only the most violating enter).  The answer is the exact gradient's (the penalty separable, its
     zero_slack monotone in each g_j, as the garrote's g_j + λ)."""
-    if hasattr(smooth, "gradient_estimate") and getattr(penalty, "separable", True):
+    if hasattr(smooth, "gradient_estimate") and hasattr(smooth, "gradient_entries") and \
+            getattr(penalty, "separable", True):
         g, err = smooth.gradient_estimate(w)
         ends = penalty.zero_slack(w, g - err), penalty.zero_slack(w, g + err)
         low, high = np.fmin(*ends), np.fmax(*ends)
