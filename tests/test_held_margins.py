@@ -70,6 +70,8 @@ def test_its_gradient_is_the_full_ones_and_restrict_the_full_columns(problem):
     w[[0, 2, 40]] = [0.7, 0.2, 0.1]
     full = LogisticMarginLoss().with_margins(Z)
     np.testing.assert_allclose(margins.gradient(w), full.gradient(w), rtol=1e-10, atol=1e-10)
+    some = np.array([2, 40, 3, 600, 7])  # held and not
+    np.testing.assert_array_equal(margins.gradient_entries(w, some), margins.gradient(w)[some])
     cols = np.array([3, 40, 7, 0])
     np.testing.assert_array_equal(margins.restrict(cols).Z, Z[:, cols])
     assert margins.value(w) == pytest.approx(full.value(w), rel=1e-12)

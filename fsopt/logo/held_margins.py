@@ -87,7 +87,7 @@ class HeldMargins:
         g = np.empty(features.size)
         position = self._position[features]
         held = position >= 0
-        g[held] = self.Z[:, position[held]].T @ self.loss.margin_derivative(m)
+        g[held] = (self.Z.T @ self.loss.margin_derivative(m))[position[held]]  # gradient's numbers
         if not held.all():
             g[~held] = self._gradients(features[~held], m)
         return g

@@ -328,7 +328,7 @@ class LogoFixedPoint(FixedPointMethod):
                 self._check_products(features)
             return self._own_grad[features]
 
-        def estimates(features, m):  # the certificate's gradient, none computed exactly
+        def estimates(features, m):  # the backend's (own) gradient, estimated: no column computed exactly
             estimate = estimator(m)
             if estimate is None:
                 return None
