@@ -24,11 +24,13 @@ import numpy as np
 class HeldMargins:
     """Σ_n ℓ(z̄_nᵀw) over J features of which the z̄ columns ``held`` are in memory (Z, in that
     order); ``columns(features)`` computes the z̄ columns of others, ``gradients(features, m)``
-    their gradients z̄_jᵀℓ'(m) at margins m, and ``estimates(features, m)`` (optional) their
-    gradients as ``(G, err)`` with |G − z̄ᵀℓ'(m)| ≤ err, or None when it has none."""
+    their gradients z̄_jᵀℓ'(m) at margins m; optionally ``estimates(features, m)`` their gradients
+    as ``(G, err)`` with |G − z̄ᵀℓ'(m)| ≤ err (or None when it has none), and ``exact(features, m)``
+    their gradients computed exactly, for a few features (else ``gradients`` serves)."""
 
-    def __init__(self, loss, Z, held, n_features, columns, gradients, estimates=None):
+    def __init__(self, loss, Z, held, n_features, columns, gradients, estimates=None, exact=None):
         self.loss, self._columns, self._gradients, self._estimates = loss, columns, gradients, estimates
+        self._exact = gradients if exact is None else exact
         self.smooth = getattr(loss, "smooth", True)
         self._n = n_features
         self._position = np.full(n_features, -1)  # column of each held feature in self.Z
@@ -89,7 +91,7 @@ class HeldMargins:
         held = position >= 0
         g[held] = (self.Z.T @ self.loss.margin_derivative(m))[position[held]]  # gradient's numbers
         if not held.all():
-            g[~held] = self._gradients(features[~held], m)
+            g[~held] = self._exact(features[~held], m)
         return g
 
     def restrict(self, columns):

@@ -335,8 +335,13 @@ class LogoFixedPoint(FixedPointMethod):
             G, err = estimate.gradients(features, self._derivatives()[:, -1:])
             return G[:, 0], err[:, 0]
 
+        def exact(features, m):  # a few features' gradients, no estimate first
+            self._new_epoch(A, m)
+            self._set_products(features, self._exact_products(features, self._derivatives()))
+            return self._own_grad[features]
+
         margins = HeldMargins(self.subproblem.loss, Z, cols, J, lambda f: self._zbar(A, self._columns(f)), gradients,
-                              estimates)
+                              estimates, exact)
         self.subproblem.set_margin_source(margins)
         self.subproblem.warm_start = iterate
         try:
