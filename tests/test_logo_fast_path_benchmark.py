@@ -92,3 +92,20 @@ def test_jittered_starts_are_the_papers_start_moved_by_the_jitter(capsys):
     line = bench.starts_line(r)
     assert line.startswith("  from 2 starts within 0 of w = 1: converged in 2")
     capsys.readouterr()
+
+
+def test_entrants_benchmark_compares_the_same_fits_and_counts_fewer_exact_columns(capsys, monkeypatch):
+    """benchmarks/logo_entrants.py: with and without the held margins' estimate, the same weights
+    (the same features enter), fewer columns computed exactly, and the estimate restored after."""
+    from test_nmmkl_benchmarks import BENCH
+
+    from fsopt.logo.held_margins import HeldMargins
+
+    monkeypatch.syspath_prepend(str(BENCH))  # it imports its siblings
+    bench = load("logo_entrants")
+    bench.main(["--families", "interaction", "--J", "4200", "--seed", "0", "--repeat", "1"])
+    row = capsys.readouterr().out.splitlines()[-1]
+    cells = [c.strip() for c in row.strip().strip("|").split("|")]
+    with_estimates, without = (int(c.replace(",", "")) for c in cells[6:8])
+    assert cells[-1] == "yes" and 0 < with_estimates < without
+    assert hasattr(HeldMargins, "gradient_estimate")
