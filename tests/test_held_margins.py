@@ -172,3 +172,16 @@ def test_a_part_with_an_estimate_but_no_exact_entries_is_read_exactly():
     w = np.zeros(500)
     expected = most_violating(Exact(g), NonnegL1(1.0), w, w == 0, 1e-6, 100)
     np.testing.assert_array_equal(most_violating(EstimateOnly(g), NonnegL1(1.0), w, w == 0, 1e-6, 100), expected)
+
+
+@pytest.mark.parametrize("g_bad, err_bad", [(np.inf, np.inf), (np.nan, np.inf), (-np.inf, np.inf)])
+def test_an_estimate_that_says_nothing_is_asked_exactly(g_bad, err_bad):
+    """An entry estimated as ±inf or NaN (float32 overflow: its error inf) decides nothing: its exact
+    entry is asked, and a violator there enters as from the exact gradient."""
+    g = np.full(300, 0.5)  # slack 1.5: no violator ...
+    g[7] = -3.0  # ... but feature 7
+    part = Estimating(g, 0.0, 0, np.random.default_rng(0))
+    part.noise[7], part.err[7] = g_bad - g[7], err_bad
+    w = np.zeros(300)
+    np.testing.assert_array_equal(most_violating(part, NonnegL1(1.0), w, w == 0, 1e-6, 100), [7])
+    assert part.asked == [7]

@@ -108,9 +108,10 @@ def most_violating(smooth, penalty, w, outside, bound, grow):
     if hasattr(smooth, "gradient_estimate") and hasattr(smooth, "gradient_entries") and \
             getattr(penalty, "separable", True):
         g, err = smooth.gradient_estimate(w)
-        ends = penalty.zero_slack(w, g - err), penalty.zero_slack(w, g + err)
-        low, high = np.fmin(*ends), np.fmax(*ends)
-        undecided = np.isnan(low) | np.isnan(high)  # (an estimate that says nothing)
+        with np.errstate(invalid="ignore"):  # inf − inf: NaN, read below as no information
+            ends = penalty.zero_slack(w, g - err), penalty.zero_slack(w, g + err)
+        low, high = np.minimum(*ends), np.maximum(*ends)
+        undecided = np.isnan(low) | np.isnan(high)  # an estimate that says nothing (inf − inf, NaN)
         low, high = np.where(undecided, -np.inf, low), np.where(undecided, np.inf, high)
     else:
         g = smooth.gradient(w)
