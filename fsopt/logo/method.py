@@ -309,31 +309,35 @@ class LogoFixedPoint(FixedPointMethod):
         z̄, bit for bit: module docstring of :mod:`fsopt.logo.held_margins`).  Returns the step and
         ``[]``, or None and the failed solve's attempts when the solver fails: the caller then solves
         again with every fallback, as without held margins, and names them in its answer's attempts."""
-        J, single = iterate.size, []
+        J, single, last = iterate.size, [], []
 
-        def estimator(m):  # a new epoch: the margins of the backend's point; z̄ of every column in float32, once
+        def estimated(features, m):
+            """A new epoch (the margins of the backend's point) and the float32 estimates z̄ᵀ[ℓ'] of
+            ``features`` with their bounds (z̄ of every column in float32 once a solve), or None.  The
+            backend's test of entrants and its KKT test at the answer ask at the same point: one product."""
             self._new_epoch(A, m)
             if not single and self._single_copy() is not None:
                 single.append(SingleMargins(self._of_scaled_X(A, J), self._single, *self._single_abs()))
                 self.work += 1.0
-            return single[0] if single else None
+            if not single:
+                return None
+            if not (last and np.array_equal(last[0], m) and np.array_equal(last[1], features)):
+                last[:] = [m.copy(), features.copy(), single[0].gradients(features, self._derivatives())]
+            return last[2]
 
         def gradients(features, m):
-            estimate = estimator(m)
+            estimate = estimated(features, m)
             if estimate is not None:
-                G, err = estimate.gradients(features, self._derivatives())
-                self._settle(features, G, err, self._derivatives())
+                G, err = estimate
+                self._settle(features, G.copy(), err, self._derivatives())  # (settle writes exact numbers into G)
             else:
                 self.work += _PRODUCT_WORK * features.size / J
                 self._check_products(features)
             return self._own_grad[features]
 
         def estimates(features, m):  # the backend's (own) gradient, estimated: no column computed exactly
-            estimate = estimator(m)
-            if estimate is None:
-                return None
-            G, err = estimate.gradients(features, self._derivatives()[:, -1:])
-            return G[:, 0], err[:, 0]
+            estimate = estimated(features, m)
+            return None if estimate is None else (estimate[0][:, -1], estimate[1][:, -1])
 
         def exact(features, m):  # a few features' gradients, no estimate first
             self._new_epoch(A, m)
