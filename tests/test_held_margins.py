@@ -24,9 +24,11 @@ def problem():
 def held_margins(X, A, held, computed, estimated=None):
     """HeldMargins over X's z̄; with a list ``estimated``, estimates from z̄ in float32 too (the
     columns asked exactly are appended to it)."""
-    def columns(features):
+    def columns(features):  # in increasing order, as LOGO's method takes them from X
         computed.extend(features.tolist())
-        return signed_abs_sum(A, np.ascontiguousarray(X[:, features]))
+        mask = np.zeros(X.shape[1], dtype=bool)
+        mask[features] = True
+        return signed_abs_sum(A, np.ascontiguousarray(X[:, mask]))
 
     def gradients(features, m):
         if estimated is not None:
@@ -65,15 +67,20 @@ def test_lbfgsb_on_held_margins_gives_the_full_problems_solution_bit_for_bit(pro
 
 def test_its_gradient_is_the_full_ones_and_restrict_the_full_columns(problem):
     X, A, Z = problem
-    margins = held_margins(X, A, np.array([0, 1, 2, 40]), [])
+    computed = []
+    margins = held_margins(X, A, np.array([0, 1, 2, 40]), computed)
     w = np.zeros(X.shape[1])
     w[[0, 2, 40]] = [0.7, 0.2, 0.1]
     full = LogisticMarginLoss().with_margins(Z)
     np.testing.assert_allclose(margins.gradient(w), full.gradient(w), rtol=1e-10, atol=1e-10)
-    some = np.array([2, 40, 3, 600, 7])  # held and not
-    np.testing.assert_array_equal(margins.gradient_entries(w, some), margins.gradient(w)[some])
+    some = np.array([2, 40, 600, 3, 7])  # held and not, in no order
+    entries = margins.gradient_entries(w, some)
+    assert sorted(computed) == [3, 7, 600]  # the columns asked exactly are computed and held, ...
+    np.testing.assert_array_equal(entries, margins.gradient(w)[some])
+    np.testing.assert_allclose(entries, full.gradient(w)[some], rtol=1e-12, atol=1e-12)
     cols = np.array([3, 40, 7, 0])
     np.testing.assert_array_equal(margins.restrict(cols).Z, Z[:, cols])
+    assert sorted(computed) == [3, 7, 600]  # ... so taking them in computes nothing again
     assert margins.value(w) == pytest.approx(full.value(w), rel=1e-12)
     assert margins.n_features == X.shape[1]
 

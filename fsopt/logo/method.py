@@ -305,8 +305,9 @@ class LogoFixedPoint(FixedPointMethod):
 
     def _solve_held(self, A, cols, Z, iterate, active):
         """The subproblem over all J with z̄ held for ``cols``: the backend computes the others'
-        gradients as products and a column's z̄ when it takes it (the solution is that over the full
-        z̄, bit for bit: module docstring of :mod:`fsopt.logo.held_margins`).  Returns the step and
+        gradients as products and a column's z̄ when it asks its exact gradient or takes it (the
+        solution is that over the full z̄, bit for bit: module docstring of
+        :mod:`fsopt.logo.held_margins`).  Returns the step and
         ``[]``, or None and the failed solve's attempts when the solver fails: the caller then solves
         again with every fallback, as without held margins, and names them in its answer's attempts."""
         J, single, last = iterate.size, [], []
@@ -339,13 +340,8 @@ class LogoFixedPoint(FixedPointMethod):
             estimate = estimated(features, m)
             return None if estimate is None else (estimate[0][:, -1], estimate[1][:, -1])
 
-        def exact(features, m):  # a few features' gradients, no estimate first
-            self._new_epoch(A, m)
-            self._set_products(features, self._exact_products(features, self._derivatives()))
-            return self._own_grad[features]
-
         margins = HeldMargins(self.subproblem.loss, Z, cols, J, lambda f: self._zbar(A, self._columns(f)), gradients,
-                              estimates, exact)
+                              estimates)
         self.subproblem.set_margin_source(margins)
         self.subproblem.warm_start = iterate
         try:
