@@ -61,9 +61,9 @@ class HeldMargins:
         last_w, g = self._last
         if last_w is not None and np.array_equal(last_w, w):
             return g.copy()
-        m = self.margins(w)
+        m, held = self._held_gradient(w)
         g = np.empty(self._n)
-        g[self.held] = self.Z.T @ self.loss.margin_derivative(m)  # (Z's columns in the order held)
+        g[self.held] = held
         others = np.flatnonzero(self._position < 0)
         g[others] = self._gradients(others, m)
         self._last = (np.array(w, dtype=float), g)
@@ -72,13 +72,15 @@ class HeldMargins:
     def gradient_estimate(self, w):
         """``(g, err)`` with |∇f(w) − g| ≤ err: the held columns' exact (err 0), the others' from
         ``estimates``, none computed exactly (all exact, err 0, without estimates)."""
-        m = self.margins(w)
+        if self._estimates is None:
+            return self.gradient(w), np.zeros(self._n)
+        m, held = self._held_gradient(w)
         others = np.flatnonzero(self._position < 0)
-        estimated = None if self._estimates is None else self._estimates(others, m)
+        estimated = self._estimates(others, m)
         if estimated is None:
             return self.gradient(w), np.zeros(self._n)
         g, err = np.empty(self._n), np.zeros(self._n)
-        g[self.held] = self.Z.T @ self.loss.margin_derivative(m)
+        g[self.held] = held
         g[others], err[others] = estimated
         return g, err
 
@@ -87,7 +89,13 @@ class HeldMargins:
         (computed where they are not: the backend asks the features it may take in)."""
         features = np.asarray(features)
         self._held(features)
-        return (self.Z.T @ self.loss.margin_derivative(self.margins(w)))[self._position[features]]
+        return self._held_gradient(w)[1][self._position[features]]
+
+    def _held_gradient(self, w):
+        """The margins Zw and z̄ᵀℓ'(Zw) over the held columns, in Z's order: the numbers every
+        gradient here gives a held column."""
+        m = self.margins(w)
+        return m, self.Z.T @ self.loss.margin_derivative(m)
 
     def restrict(self, columns):
         """The loss on the columns ``columns`` (computed first where not held), as the full z̄'s."""
