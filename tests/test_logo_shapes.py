@@ -485,3 +485,38 @@ def test_the_shapes_benchmark_fits_at_the_theta_and_max_iter_it_is_given(tmp_pat
     assert first["plain"]["outcome"] == "max_iter"
     assert (second["theta"], second["max_iter"]) == (0.01, 50) and second["plain"]["outer"] > 3
     capsys.readouterr()
+
+
+def test_the_shapes_benchmark_retimes_a_fit_above_the_bound_and_totals_the_first_pairs(monkeypatch):
+    """``--confirm K``: a fit whose default took above 1.25 × the plain iteration's time in its first
+    pair is timed K pairs more, the order going on alternating, and the bound is read from the medians
+    of all its pairs; the total stays that of the first pairs (re-timing only the fits above the bound
+    would lower it); a fit below the bound is timed once."""
+    from test_nmmkl_benchmarks import BENCH, load
+
+    monkeypatch.syspath_prepend(str(BENCH))
+    bench = load("logo_shapes")
+    X, y = make_shells(n_samples=60, n_irrelevant=20, random_state=0)
+    real_fit = bench.fit
+    est = {name: real_fit(X, y, lam=1.0, **kw)[0] for name, kw in (("default", {}), ("plain", bench.PLAIN))}
+    order = []
+
+    def scripted(seconds):
+        def fit(X, y, lam, **kw):
+            name = "plain" if kw else "default"
+            order.append(name)
+            return est[name], seconds[name][sum(o == name for o in order) - 1]
+        return fit
+
+    monkeypatch.setattr(bench, "fit", scripted({"default": [2.0, 1.0, 1.1], "plain": [1.0, 1.0, 1.0]}))
+    slow = bench.compare(X, y, "slow", 1.0, repeat=1, confirm=2)
+    assert order == ["default", "plain", "plain", "default", "default", "plain"]
+    assert slow["default"]["pairs"] == [2.0, 1.0, 1.1] and slow["default"]["retimed"] == 2
+    assert slow["default"]["fit_s"] == 1.1 and slow["default"]["first_s"] == 2.0
+    order.clear()
+    monkeypatch.setattr(bench, "fit", scripted({"default": [1.2], "plain": [1.0]}))
+    fast = bench.compare(X, y, "fast", 1.0, repeat=1, confirm=2)
+    assert len(order) == 2 and fast["default"]["retimed"] == 0
+    lines = bench.summary([slow, fast])
+    assert "wall time 1.60 in total" in lines[0]  # (2.0 + 1.2) / (1.0 + 1.0), the first pairs
+    assert "above 1.25 on 0 (1 in their first pairs; those re-timed with 2 pairs more" in lines[0]
