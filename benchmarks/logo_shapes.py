@@ -145,7 +145,7 @@ def summary_of(est, seconds):
     return {"fit_s": seconds, "work": sum(h.work for h in history), "passes": sum(h.data_passes for h in history),
             "solves": sum(len(h.records) for h in history), "outer": est.n_outer_iter_, "iterations": est.n_iter_,
             "outcome": str(est.outcome_), "diagnosis": getattr(est.outcome_, "describe", lambda: "")(),
-            "support": est.get_support(indices=True).tolist(),
+            "support": est.get_support(indices=True).tolist(), "prune_below": est.prune_below_,
             "handover": [[h.iteration, h.restart_reason] for h in restarts], "why": where_the_work_went(history)}
 
 
@@ -226,6 +226,10 @@ def summary(rows):
     retimed = [r["default"]["retimed"] for r in rows if r["default"].get("retimed")]
     confirmed = f" ({int(np.sum(first[:, 0] > BOUND * first[:, 1]))} in their first pairs; those re-timed with " \
                 f"{max(retimed)} pairs more, the order alternating)" if retimed else ""
+    plain_both = sum(r["default"]["fit_s"] > BOUND * r["plain"]["fit_s"] and "prune_below" in r["default"] and
+                     r["default"]["prune_below"] is None for r in rows)
+    confirmed += f"; {plain_both} of them where the default is the plain iteration (prune_below_ None)" \
+        if plain_both else ""
     return [f"{len(rows)} fits: default / plain wall time {first[:, 0].sum() / first[:, 1].sum():.2f} in total, per fit "
             f"{(t[:, 0] / t[:, 1]).min():.2f}–{(t[:, 0] / t[:, 1]).max():.2f} (worst: {worst['instance']}, "
             f"J = {worst['J']:,}); above {BOUND} on {above}{confirmed}.",

@@ -491,7 +491,8 @@ def test_the_shapes_benchmark_retimes_a_fit_above_the_bound_and_totals_the_first
     """``--confirm K``: a fit whose default took above 1.25 × the plain iteration's time in its first
     pair is timed K pairs more, the order going on alternating, and the bound is read from the medians
     of all its pairs; the total stays that of the first pairs (re-timing only the fits above the bound
-    would lower it); a fit below the bound is timed once."""
+    would lower it); a fit below the bound is timed once; the summary says which fits above it ran the
+    plain iteration on both sides (the default's ``prune_below_`` None)."""
     from test_nmmkl_benchmarks import BENCH, load
 
     monkeypatch.syspath_prepend(str(BENCH))
@@ -520,3 +521,9 @@ def test_the_shapes_benchmark_retimes_a_fit_above_the_bound_and_totals_the_first
     lines = bench.summary([slow, fast])
     assert "wall time 1.60 in total" in lines[0]  # (2.0 + 1.2) / (1.0 + 1.0), the first pairs
     assert "above 1.25 on 0 (1 in their first pairs; those re-timed with 2 pairs more" in lines[0]
+    order.clear()  # above the bound in all its pairs, where the default resolved to the plain iteration
+    monkeypatch.setattr(bench, "fit", scripted({"default": [3.0] * 3, "plain": [1.0] * 3}))
+    dear = bench.compare(X, y, "dear", 1.0, repeat=1, confirm=2)
+    assert est["default"].prune_below_ is None and dear["default"]["prune_below"] is None
+    assert "above 1.25 on 1 (2 in their first pairs; those re-timed with 2 pairs more, the order alternating); 1 " \
+           "of them where the default is the plain iteration" in bench.summary([slow, fast, dear])[0]
