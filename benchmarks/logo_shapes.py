@@ -226,8 +226,8 @@ def summary(rows):
     retimed = [r["default"]["retimed"] for r in rows if r["default"].get("retimed")]
     confirmed = f" ({int(np.sum(first[:, 0] > BOUND * first[:, 1]))} in their first pairs; those re-timed with " \
                 f"{max(retimed)} pairs more, the order alternating)" if retimed else ""
-    plain_both = sum(r["default"]["fit_s"] > BOUND * r["plain"]["fit_s"] and "prune_below" in r["default"] and
-                     r["default"]["prune_below"] is None for r in rows)
+    plain_both = sum(r["default"]["fit_s"] > BOUND * r["plain"]["fit_s"] and
+                     r["default"].get("prune_below", "unrecorded") is None for r in rows)
     confirmed += f"; {plain_both} of them where the default is the plain iteration (prune_below_ None)" \
         if plain_both else ""
     return [f"{len(rows)} fits: default / plain wall time {first[:, 0].sum() / first[:, 1].sum():.2f} in total, per fit "
