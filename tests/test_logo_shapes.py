@@ -184,6 +184,52 @@ def test_below_held_margins_the_plain_run_after_a_hand_over_is_the_plain_iterati
     assert epochs >= 20  # one per update of the plain run (30 outer iterations, the first reused)
 
 
+def test_below_300_samples_the_default_skips_the_working_set_and_gives_the_plain_iterations_answer(monkeypatch):
+    """Below 300 samples the map has several fixed points more often.  Shells at N = 80 with
+    20,000 features: the working set converges by itself to another fixed point than the plain
+    iteration's (weights most of max w apart); the default hands over at its first iteration
+    ("few samples", the first iteration reused) and gives the plain iteration's weights bit for bit
+    in less counted work (held margins).  Planted: the rule off (``WORKING_SET_SAMPLES = 0``), the
+    default gives the working set's answer."""
+    from fsopt.logo.cli import restart_story
+
+    X, y = make_shells(80, 0, random_state=0)
+    X, y = make_shells(80, 20_000 - X.shape[1], random_state=0)
+    default = LOGO().fit(X, y)
+    plain = LOGO(working_set=False, prune_below=None).fit(X, y)
+    working_set = LOGO(prune_below=1e-8).fit(X, y)  # asked for: no rule
+    assert default.converged_ and plain.converged_ and working_set.converged_
+    assert default.prune_below_ == 1e-8
+    assert [(h.iteration, h.restart_reason) for h in default.history_ if h.restarted] == [(1, "few samples")]
+    assert default.history_[1].reused and not any(h.working_set for h in default.history_)
+    assert "the working set was skipped (fewer than 300 samples" in restart_story(default.history_)
+    np.testing.assert_array_equal(default.weights_, plain.weights_)
+    assert work(default) < work(plain)
+    top = plain.weights_.max()
+    assert not any(h.restarted for h in working_set.history_)
+    assert np.abs(working_set.weights_ - plain.weights_).max() > 0.5 * top  # another fixed point
+    monkeypatch.setattr("fsopt.logo.estimator.WORKING_SET_SAMPLES", 0)
+    np.testing.assert_array_equal(LOGO().fit(X, y).weights_, working_set.weights_)
+
+
+def test_the_working_set_is_skipped_only_below_300_samples_where_the_plain_run_holds_margins():
+    """``skips_working_set``: fewer than 300 samples, and a run after a hand-over that holds
+    margins (LBFGSB from J = 4,096, X a NumPy array); a conic backend keeps its working set (its
+    solves over all J are the cost it saves), and so does a fit with 300 samples or more."""
+    import scipy.sparse as sp
+
+    from fsopt.logo import GarroteLogistic, LogoFixedPoint
+    from fsopt.logo.estimator import WORKING_SET_SAMPLES, skips_working_set
+
+    def skips(N, J, solver="LBFGSB", kind=np.asarray):
+        X, y = make_spiral(N // 2, J - 2, random_state=0)
+        return skips_working_set(LogoFixedPoint(kind(X), y, 2.0, GarroteLogistic(), solver))
+
+    assert WORKING_SET_SAMPLES == 300
+    assert skips(298, 4096) and not skips(300, 4096) and not skips(298, 4000)
+    assert not skips(298, 4096, "CLARABEL") and not skips(298, 4096, kind=sp.csc_matrix)
+
+
 @pytest.mark.parametrize("kind", ["float32", "sparse", "columns in unlike units"])
 def test_after_a_hand_over_the_fit_is_the_plain_iterations_on_x_of_other_kinds(kind):
     """Held margins need a float64 NumPy X for the float32 z̄ (else products) and a NumPy X at all

@@ -11,6 +11,7 @@ import pytest
 from sklearn.exceptions import ConvergenceWarning
 
 from fsopt import LOGO
+from fsopt.logo.estimator import WORKING_SET_SAMPLES
 from fsopt.logo.working_set import FAST_BUDGET
 from fsopt.datasets.spiral import make_spiral
 from fsopt.core.parts import NonnegL1
@@ -231,16 +232,22 @@ def test_the_map_has_two_fixed_points_one_next_to_each_answer(monkeypatch):
     apart, and the paper's map solved again from each answer over all J (Anderson, θ = 1e-6)
     converges within 1 % of that answer: two fixed points of one map, each certified.  The
     measurement can fail: from the fast path's answer perturbed by 5 %, it moves more than 1 %.
-    The default hands over at its first check (crowded: at J = 5,034 even the cheapest
-    working-set iteration costs over a thirty-second of the first one) and gives the paper's answer."""
+    The working set hands over at its first check (crowded: at J = 5,034 even the cheapest
+    working-set iteration costs over a thirty-second of the first one) and gives the paper's answer;
+    the default, on these 120 samples, hands over at its first iteration ("few samples") and gives
+    it too."""
     X, y = logo_uci_split("ionosphere", 5, irrelevant=5000)
+    assert X.shape[0] < WORKING_SET_SAMPLES
     paper = LOGO(max_iter=100, prune_below=None).fit(X, y)
-    handed = LOGO(max_iter=100).fit(X, y)
+    handed = LOGO(max_iter=100, prune_below=1e-8).fit(X, y)
     assert [h.restart_reason for h in handed.history_ if h.restarted] == ["crowded"]
     np.testing.assert_array_equal(handed.weights_, paper.weights_)
+    auto = LOGO(max_iter=100).fit(X, y)
+    assert [h.restart_reason for h in auto.history_ if h.restarted] == ["few samples"]
+    np.testing.assert_array_equal(auto.weights_, paper.weights_)
     with monkeypatch.context() as patch:
         patch.setattr("fsopt.logo.working_set.FAST_BUDGET", None)
-        default = LOGO(max_iter=100).fit(X, y)  # the fast path without its budget
+        default = LOGO(max_iter=100, prune_below=1e-8).fit(X, y)  # the fast path without its budget
     assert paper.converged_ and default.converged_ and default.prune_below_ == 1e-8
     top = paper.weights_.max()
     assert np.abs(default.weights_ - paper.weights_).max() > 0.5 * top

@@ -297,7 +297,7 @@ warnings.simplefilter("ignore")
 LOGO().fit(*make_spiral(30, 20, random_state=0))  # a warm-up fit
 before = signatures()
 X, y = FAMILIES["interaction"](80, 4198, random_state=0)
-default = LOGO(sigma=2.0, max_iter=20).fit(X, y)
+default = LOGO(sigma=2.0, max_iter=20, prune_below=1e-8).fit(X, y)  # the working set (N < 300: "auto" skips it)
 LOGO(sigma=2.0, max_iter=20, working_set=False, prune_below=None).fit(X, y)
 assert [h.restart_reason for h in default.history_ if h.restarted] == ["crowded"]  # the held run ran
 new = {key: [s for s in sigs if s not in before.get(key, [])] for key, sigs in signatures().items()}

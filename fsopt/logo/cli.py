@@ -142,7 +142,8 @@ def restart_story(history) -> str:
         return ""
     why = {"budget": "spent its budget", "went round": "went round",
            "crowded": "found more violators than it holds cheaply",
-           "no headway": "found no fewer violators in three checks in a row"}.get(restarted[0].restart_reason,
-                                                                         "did not settle")
+           "no headway": "found no fewer violators in three checks in a row",
+           "few samples": "was skipped (fewer than 300 samples, where the map has several fixed points "
+                          "more often)"}.get(restarted[0].restart_reason, "did not settle")
     return (f"; the working set {why}, so the fit restarted as the plain iteration after "
             f"iteration {restarted[0].iteration}")

@@ -36,6 +36,13 @@ FAST_PATH_FROM = 2.5e7
 # total, and each fit above 1.25 x in them before this rule was at J = 2,000-3,060: docs/logo-scale.md,
 # "The fast path from 4,096 features")
 FAST_PATH_FEATURES = _HELD_FROM
+# ... and from N = 300 samples on: with fewer, the map often has several fixed points (spurious
+# features among thousands fit few samples), and a working set that converges by itself reaches
+# another than the plain iteration's in some fits (N = 80, 150, 200: 5 of 39, 2 of 39, 3 of 32
+# converged fits; N = 300: none but at the threshold's edge); "auto" then hands over at once, to
+# the plain run after a hand-over (the plain iteration's iterates, bit for bit, at 0.59-0.78 x
+# its time there: docs/logo-scale.md, "Fewer than 300 samples")
+WORKING_SET_SAMPLES = 300
 
 
 def fast_path_pays(shape, backend) -> bool:
@@ -47,6 +54,16 @@ def fast_path_pays(shape, backend) -> bool:
     N, J = shape
     return N ** 2 * J >= FAST_PATH_FROM and \
         (J >= FAST_PATH_FEATURES or getattr(backend, "working_set_from", None) is None)
+
+
+def skips_working_set(method) -> bool:
+    """Whether "auto" hands a fit over to the plain run at its first iteration (restart reason
+    "few samples"): fewer than ``WORKING_SET_SAMPLES`` samples, where that run holds margins
+    (:meth:`~fsopt.logo.method.LogoFixedPoint.holds_some_margins`: LBFGSB from J = 4,096, X in
+    memory) and so costs less than the plain iteration.  Elsewhere the working set stays: with
+    another backend it is the cheap path at any J, and a streamed X keeps its streaming."""
+    return method.X.shape[0] < WORKING_SET_SAMPLES and method.holds_some_margins(working_set=False)
+
 
 PROBED = ("when LOGO chose its solvers, before the fit: a fresh copy of the subproblem, before "
           "set_margins gave it the margins z̄ (no data yet)")  # capability messages say so
@@ -113,7 +130,10 @@ class LOGO(SelectorMixin, BaseEstimator):
         where J is too small for the run after a hand-over to be cheaper than the plain iteration
         (so a working set that does not settle would cost its spend on top of it; where the map has
         several fixed points, only the paper's path is sure to reach the paper's; the fast path
-        can reach another certified one: docs/logo-scale.md).  ``prune_below_`` holds the value
+        can reach another certified one: docs/logo-scale.md).  Below 300 samples, where the map
+        has several fixed points more often, "auto" hands the fit over at its first iteration
+        (restart reason "few samples") when that run is cheaper than the plain iteration (LBFGSB,
+        J ≥ 4,096): the plain iteration's iterates, bit for bit.  ``prune_below_`` holds the value
         used.  ``history_[t].data_passes`` holds the passes over X of each iteration.
     prune_patience : int, default="deprecated"
         Deprecated in 0.1.1, removed in 0.2 (no caller set it): a feature is eliminated after
@@ -313,7 +333,9 @@ class LOGO(SelectorMixin, BaseEstimator):
                                 check_against=check_against, x_scale=stat_scale,
                                 working_set=self.working_set, screening=screening)
         patience = 1 if self.prune_patience == "deprecated" else self.prune_patience
-        active_set = None if prune_below is None else WorkingSet(prune_below, patience)
+        skip = self.prune_below == "auto" and self.working_set and skips_working_set(method)
+        active_set = None if prune_below is None else \
+            WorkingSet(prune_below, patience, hand_over_first="few samples" if skip else "")
         driver = FixedPointDriver(theta=self.theta, max_iter=self.max_iter, active_set=active_set,
                                   callback=self.callback, progress=self.progress, desc="LOGO",
                                   acceleration=self.acceleration)

@@ -285,7 +285,7 @@ class LogoFixedPoint(FixedPointMethod):
             self.screening = False
         return held
 
-    def holds_some_margins(self):
+    def holds_some_margins(self, working_set=None):
         """Whether an update over all J may hold z̄ for some columns only, its solution that over
         the full z̄ bit for bit (:class:`~fsopt.logo.held_margins.HeldMargins`): updates over all J
         (``working_set=False``) with features held out (``screening``), X a NumPy array (on a sparse X
@@ -294,10 +294,12 @@ class LogoFixedPoint(FixedPointMethod):
         smooth part only through gradient and restrict at this J (LBFGSB's working set), a
         subproblem that takes a margin source and has a margin loss to hold (``loss`` with
         ``with_margins``: any other gets the plain update), no second solver to check against (it
-        would need every column), and the screening's products (a separable penalty)."""
+        would need every column), and the screening's products (a separable penalty).
+        ``working_set``: asked of the run with this setting (None: this run's; False: the run
+        after a hand-over)."""
         J, backend = self.X.shape[1], self.solver.backend
         return self.screening and J >= _HELD_FROM and isinstance(self.X, np.ndarray) and \
-            self._screens_by_products() and self.check_against is None and \
+            self._screens_by_products(working_set) and self.check_against is None and \
             J >= getattr(backend, "working_set_from", np.inf) and \
             self.solver.solver_options.get("working_set", True) is not False and \
             hasattr(self.subproblem, "set_margin_source") and \
@@ -416,11 +418,12 @@ class LogoFixedPoint(FixedPointMethod):
         order = np.argsort(slots[:used])
         return slots[:used][order], buf[:, :used][:, order]
 
-    def _screens_by_products(self):
+    def _screens_by_products(self, working_set=None):
         """Whether an update over all J decides the features it does not hold by their gradients'
         products alone (½ a column each, no z̄): a separable penalty reads only each feature's own
-        gradient."""
-        return not self.working_set and getattr(self.penalty, "separable", True)
+        gradient (``working_set``: of a run with this setting; None: this run's)."""
+        working_set = self.working_set if working_set is None else working_set
+        return not working_set and getattr(self.penalty, "separable", True)
 
     def _violators(self, features, tol):
         """Exact ∂_j at the current epoch for ``features`` from products (:meth:`_check_products`);

@@ -31,7 +31,9 @@ restart).
   features the last two updates weighted or took in, the others' gradients given to LBFGSB through
   :class:`~fsopt.logo.held_margins.HeldMargins`: its iterates are the plain iteration's, bit for
   bit.  So a fit's work is at most the plain run's plus ``_MOST`` × ``fast_budget`` first
-  iterations.  A crowded check hands over at once: growing the working set to hold its violators
+  iterations.  With ``hand_over_first`` the run hands over at its first iteration (LOGO's "auto"
+  below 300 samples, restart reason "few samples": there the map often has several fixed points,
+  and the working set's path can converge to another than the plain iteration's).  A crowded check hands over at once: growing the working set to hold its violators
   would cost rounds at no less than that share of a first iteration each, and each round
   restarts the fixed-point iteration on the new set (docs/logo-scale.md: "A crowded check").
 """
@@ -71,15 +73,20 @@ class WorkingSet(ActiveSetPolicy):
         "crowded" at a crowded check, "no headway" after checks that find no fewer violators);
         None: no budget, no crowded check and no count of headway; "auto":
         :data:`FAST_BUDGET`.
+    hand_over_first : str, default=""
+        A restart reason: the run hands over at its first iteration, giving this reason, and
+        runs as the plain run after a hand-over from there (its first iteration the fit's
+        first, not computed again); LOGO's "auto" gives "few samples".  "": only the rules above.
     """
 
     def __init__(self, prune_below=1e-8, prune_patience=2, round_iter=10, max_circling_checks=4,
-                 fast_budget="auto"):
+                 fast_budget="auto", hand_over_first=""):
         self.prune_below = prune_below
         self.prune_patience = prune_patience
         self.round_iter = round_iter
         self.max_circling_checks = max_circling_checks
         self.fast_budget = fast_budget
+        self.hand_over_first = hand_over_first
 
     def start(self, method, n_features, theta):
         self._method, self._theta = method, theta
@@ -160,6 +167,8 @@ class WorkingSet(ActiveSetPolicy):
         self._mark = self._method.work
         if not self._eliminating:
             return ""
+        if self.hand_over_first and record.iteration == 1 and not settled:  # (settled: the plain answer)
+            return self.hand_over_first
         if record.working_set:
             self._spent += record.work  # the working set's work, its checks' included
             self._floor = self._floor if record.full_check else min(self._floor, record.work)
