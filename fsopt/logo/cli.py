@@ -137,13 +137,15 @@ def _print_details(est, hist, total):
 
 def restart_story(history) -> str:
     """The restart that ``history`` marks, as a clause ("" if the fit did not restart)."""
+    from .estimator import WORKING_SET_SAMPLES
+
     restarted = [h for h in history if h.restarted]
     if not restarted:
         return ""
     why = {"budget": "spent its budget", "went round": "went round",
            "crowded": "found more violators than it holds cheaply",
            "no headway": "found no fewer violators in three checks in a row",
-           "few samples": "was skipped (fewer than 300 samples, where the map has several fixed points "
-                          "more often)"}.get(restarted[0].restart_reason, "did not settle")
+           "few samples": f"was skipped (fewer than {WORKING_SET_SAMPLES} samples, where the map has several "
+                          f"fixed points more often)"}.get(restarted[0].restart_reason, "did not settle")
     return (f"; the working set {why}, so the fit restarted as the plain iteration after "
             f"iteration {restarted[0].iteration}")

@@ -38,10 +38,10 @@ FAST_PATH_FROM = 2.5e7
 FAST_PATH_FEATURES = _HELD_FROM
 # ... and from N = 300 samples on: with fewer, the map often has several fixed points (spurious
 # features among thousands fit few samples), and a working set that converges by itself reaches
-# another than the plain iteration's in some fits (N = 80, 150, 200: 5 of 39, 2 of 39, 3 of 32
-# converged fits; N = 300: none but at the threshold's edge); "auto" then hands over at once, to
-# the plain run after a hand-over (the plain iteration's iterates, bit for bit, at 0.59-0.78 x
-# its time there: docs/logo-scale.md, "Fewer than 300 samples")
+# another than the plain iteration's in many fits (N = 80, 150, 200: 5 of 12, 2 of 21, 3 of 6 of
+# those where both converged; N = 300: none but at the threshold's edge); "auto" then hands over at
+# once, to the plain run after a hand-over (the plain iteration's iterates, bit for bit, at
+# 0.58-0.78 x its time at N = 80-250: docs/logo-scale.md, "Fewer than 300 samples")
 WORKING_SET_SAMPLES = 300
 
 

@@ -31,11 +31,12 @@ restart).
   features the last two updates weighted or took in, the others' gradients given to LBFGSB through
   :class:`~fsopt.logo.held_margins.HeldMargins`: its iterates are the plain iteration's, bit for
   bit.  So a fit's work is at most the plain run's plus ``_MOST`` × ``fast_budget`` first
-  iterations.  With ``hand_over_first`` the run hands over at its first iteration (LOGO's "auto"
-  below 300 samples, restart reason "few samples": there the map often has several fixed points,
-  and the working set's path can converge to another than the plain iteration's).  A crowded check hands over at once: growing the working set to hold its violators
+  iterations.  A crowded check hands over at once: growing the working set to hold its violators
   would cost rounds at no less than that share of a first iteration each, and each round
   restarts the fixed-point iteration on the new set (docs/logo-scale.md: "A crowded check").
+  With ``hand_over_first`` the run hands over at its first iteration (LOGO's "auto" below 300
+  samples, restart reason "few samples": there the map often has several fixed points, and the
+  working set's path can converge to another than the plain iteration's).
 """
 from __future__ import annotations
 
