@@ -76,8 +76,9 @@ class WorkingSet(ActiveSetPolicy):
         :data:`FAST_BUDGET`.
     hand_over_first : str, default=""
         A restart reason: the run hands over at its first iteration, giving this reason, and
-        runs as the plain run after a hand-over from there (its first iteration the fit's
-        first, not computed again); LOGO's "auto" gives "few samples".  "": only the rules above.
+        runs as the plain run after a hand-over from there (its first iteration the fit's first,
+        not computed again where the method can replay it: ``FixedPointMethod.replay``, as LOGO's
+        does); LOGO's "auto" gives "few samples".  "": only the rules above.
     """
 
     def __init__(self, prune_below=1e-8, prune_patience=2, round_iter=10, max_circling_checks=4,
