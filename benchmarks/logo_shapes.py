@@ -3,7 +3,7 @@
     python benchmarks/logo_shapes.py [--J 2000 8000 20000] [--seeds 3] [--families interaction minority ...]
                                      [--real heart ionosphere sonar] [--noise 2000] [--repeat 1] [--confirm 0] [--one-core]
                                      [--fast-budget 4] [--geometry n_interacting=3 noise=0.2] [--random-geometry K]
-                                     [--sklearn classification moons ...]
+                                     [--sklearn classification moons ...] [--noise-law student]
                                      [--out rows.jsonl]
     python benchmarks/logo_shapes.py --table rows.jsonl [more.jsonl ...]
 
@@ -27,7 +27,10 @@ fsopt, standardized, with ``--noise`` N(0, 1) features appended (seeds 0..2), as
 ``benchmarks/logo_fast_path.py --real`` builds them.  ``--geometry key=value ...`` passes the
 families' generators other geometry than their defaults (every family listed must take each key):
 the shapes at parameters no constant of the fast path was chosen on; ``--sklearn`` adds
-scikit-learn's generators (:func:`sklearn_shapes`).  Rows are printed as they finish (Markdown)
+scikit-learn's generators (:func:`sklearn_shapes`); ``--noise-law`` draws the irrelevant
+features of the families and the real sets from another law than N(0, 1) (:data:`NOISE_LAWS`:
+uniform, Student's t with 3 degrees of freedom, binary, Poisson counts, or N(0, 1) columns in
+scales a factor 100 apart).  Rows are printed as they finish (Markdown)
 and appended to ``--out`` as JSON lines; ``--table`` prints saved rows and what they add up to.
 """
 import argparse
@@ -54,8 +57,43 @@ def shapes(args):
             for seed, params in geometries(family, args):
                 shape = "".join(f", {key} {value:g}" for key, value in params.items())
                 X, y = make(args.samples, 0, random_state=seed, **params)  # its relevant columns alone
-                X, y = make(args.samples, J - X.shape[1], random_state=seed, **params)
-                yield X, y, f"{family}{shape}, seed {seed}", 1.0
+                relevant = X.shape[1]
+                X, y = make(args.samples, J - relevant, random_state=seed, **params)
+                yield redrawn(X, relevant, args.noise_law, seed), y, f"{family}{shape}{law(args)}, seed {seed}", 1.0
+
+
+def real(args):
+    """The real sets with ``--noise`` irrelevant features (logo_fast_path's), drawn from ``--noise-law``."""
+    for seed, (X, y, label, lam) in enumerate(real_sets(args)):
+        if args.noise_law != "normal":
+            X = redrawn(X, X.shape[1] - args.noise, args.noise_law, seed % 3)
+            label = label.replace("N(0,1) features", f"{args.noise_law} features")
+        yield X, y, label, lam
+
+
+# the irrelevant features' law (--noise-law): each draws a (rows, columns) array from a generator;
+# the families and the real sets draw N(0, 1), which no user's data need follow
+NOISE_LAWS = {
+    "normal": None,
+    "uniform": lambda rng, shape: rng.uniform(-np.sqrt(3), np.sqrt(3), shape),  # unit variance, bounded
+    "student": lambda rng, shape: rng.standard_t(3, shape),  # heavy tails: a few far values a column
+    "binary": lambda rng, shape: (rng.random(shape) < 0.1).astype(float),  # a tenth 1: distances tie
+    "counts": lambda rng, shape: rng.poisson(2.0, shape).astype(float),  # small integers, many ties
+    "scaled": lambda rng, shape: rng.standard_normal(shape) * 10.0 ** rng.uniform(-1, 1, shape[1]),  # unscaled
+}
+
+
+def redrawn(X, relevant, name, seed):
+    """X with its columns after the first ``relevant`` drawn again from ``NOISE_LAWS[name]`` (seeded
+    by the law's name and ``seed``); X itself where the law is "normal" (the generators' own)."""
+    if NOISE_LAWS[name] is None:
+        return X
+    rng = np.random.default_rng([zlib.crc32(name.encode()), seed])
+    return np.hstack([X[:, :relevant], NOISE_LAWS[name](rng, (X.shape[0], X.shape[1] - relevant))])
+
+
+def law(args):
+    return "" if args.noise_law == "normal" else f", {args.noise_law} noise"
 
 
 # each family's geometry drawn by --random-geometry: (low, high), integers where both are
@@ -305,6 +343,9 @@ def main(argv=None):
                     help="K geometries per family drawn from RANGES (one seed each) instead of --seeds")
     ap.add_argument("--real", nargs="*", default=["heart", "ionosphere", "sonar"])
     ap.add_argument("--noise", type=int, default=2000, help="N(0, 1) features added to a real data set")
+    ap.add_argument("--noise-law", default="normal", choices=list(NOISE_LAWS),
+                    help="how the irrelevant features of the families and the real sets are drawn (NOISE_LAWS); "
+                         "scikit-learn's generators keep their own")
     ap.add_argument("--real-lam", type=float, default=3.0, help="lambda on the real sets (logo-uci's)")
     ap.add_argument("--repeat", type=int, default=1, help="pairs of fits per instance (medians reported)")
     ap.add_argument("--confirm", type=int, default=0, metavar="K",
@@ -340,7 +381,7 @@ def main(argv=None):
     LOGO().fit(*make_spiral(30, 20, random_state=0))  # compile the kernels outside the timings
     print(HEADER)
     rows = []
-    for X, y, label, lam in (*real_sets(args), *shapes(args), *sklearn_shapes(args)):
+    for X, y, label, lam in (*real(args), *shapes(args), *sklearn_shapes(args)):
         rows.append(compare(X, y, label, lam, args.repeat, args.confirm))
         print(row(rows[-1]), flush=True)
         if args.out:

@@ -26,7 +26,8 @@ def instance(args):
         from logo_shapes import shapes
 
         X, y, *_ = next(shapes(argparse.Namespace(J=[args.J], families=[args.family], samples=args.samples,
-                                                  first_seed=args.seed, seeds=1, geometry={}, random_geometry=0)))
+                                                  first_seed=args.seed, seeds=1, geometry={}, random_geometry=0,
+                                                  noise_law="normal")))
         return X, y
     X, y, *_ = next(spirals(argparse.Namespace(J=[args.J], seeds=[1], shape=[args.shape], turns=[args.turns],
                                                first_seed=args.seed)))

@@ -498,12 +498,54 @@ def test_the_shapes_benchmark_draws_each_familys_geometry_within_its_ranges(monk
     assert draws("interaction") != draws("minority")
     assert all(p["noise"] == 0.25 for _, p in draws("shells", noise=0.25))
     args = argparse.Namespace(J=[300], families=list(bench.RANGES), random_geometry=2, first_seed=0, seeds=1,
-                              geometry={}, samples=120)
+                              geometry={}, samples=120, noise_law="normal")
     made = list(bench.shapes(args))
     assert len(made) == 2 * len(bench.RANGES)
     for X, y, label, _ in made:
         assert X.shape == (120, 300) and len(np.unique(y)) == 2, label
     assert made[0][2].startswith("interaction, n_interacting ")
+
+
+def test_the_shapes_benchmark_draws_the_irrelevant_features_from_the_law_it_is_given(tmp_path, capsys, monkeypatch):
+    """``--noise-law``: the families' relevant columns and the labels are the N(0, 1) instance's,
+    the irrelevant columns drawn from the law (binary: 0 and 1; counts: integers; uniform: within
+    ±√3; Student's t: heavier tails than N(0, 1); scaled: column spreads apart by more than 10),
+    the same for the same seed; the real sets' own columns kept; each row's label names the law."""
+    import argparse
+
+    from test_nmmkl_benchmarks import BENCH, load
+
+    monkeypatch.syspath_prepend(str(BENCH))
+    bench = load("logo_shapes")
+    assert set(bench.NOISE_LAWS) == {"normal", "uniform", "student", "binary", "counts", "scaled"}
+
+    def made(law, seed=0):
+        args = argparse.Namespace(J=[400], families=["shells"], random_geometry=0, first_seed=seed, seeds=1,
+                                  geometry={}, samples=150, noise_law=law)
+        return next(bench.shapes(args))
+
+    X0, y0, label0, _ = made("normal")
+    k = 3  # shells' relevant columns
+    law_holds = {"uniform": lambda N: np.abs(N).max() <= np.sqrt(3),
+                 "student": lambda N: np.abs(N).max() > np.abs(X0[:, k:]).max(),
+                 "binary": lambda N: set(np.unique(N)) == {0.0, 1.0},
+                 "counts": lambda N: np.array_equal(N, np.round(N)) and N.min() >= 0,
+                 "scaled": lambda N: N.std(axis=0).max() > 10 * N.std(axis=0).min()}
+    for law, holds in law_holds.items():
+        X, y, label, _ = made(law)
+        np.testing.assert_array_equal(X[:, :k], X0[:, :k])
+        np.testing.assert_array_equal(y, y0)
+        assert X.shape == X0.shape and holds(X[:, k:]) and not holds(X0[:, k:]), law
+        assert label == f"shells, {law} noise, seed 0"
+        np.testing.assert_array_equal(made(law)[0], X)
+        assert not np.array_equal(made(law, seed=1)[0][:, k:], X[:, k:])
+    assert label0 == "shells, seed 0"
+    out = tmp_path / "rows.jsonl"
+    bench.main(["--J", "300", "--families", "--real", "heart", "--noise", "200", "--noise-law", "binary",
+                "--out", str(out)])
+    rows = out.read_text().splitlines()
+    assert len(rows) == 3 and '"instance": "heart + 200 binary features, seed 0"' in rows[0]
+    capsys.readouterr()
 
 
 def test_the_shapes_benchmark_fits_at_the_theta_and_max_iter_it_is_given(tmp_path, capsys, monkeypatch):
