@@ -108,13 +108,16 @@ def spirals(args):
                     yield X, y, f"{shape} spiral, {turns:g} turns, seed {seed}", 1.0
 
 
+REAL_SEEDS = 3  # each real set with its noise features drawn at seeds 0..REAL_SEEDS-1
+
+
 def real_sets(args):
     from fsopt.datasets import add_irrelevant_features, load_dataset, standardize
 
     for name in args.real:
         X0, y0 = load_dataset(name)
         X0 = standardize(np.asarray(X0, dtype=float))
-        for seed in range(3):
+        for seed in range(REAL_SEEDS):
             X = add_irrelevant_features(X0, args.noise, random_state=seed)
             yield X, y0, f"{name} + {args.noise} N(0,1) features, seed {seed}", args.real_lam
 

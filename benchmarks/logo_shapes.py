@@ -42,7 +42,7 @@ import zlib
 
 import numpy as np
 
-from logo_fast_path import PARAMS, cdist_seconds, fit, real_sets
+from logo_fast_path import PARAMS, REAL_SEEDS, cdist_seconds, fit, real_sets
 
 PLAIN = dict(working_set=False, prune_below=None)
 BOUND = 1.25  # issue 42: the default at most this many times the plain iteration's wall time, each fit
@@ -64,9 +64,9 @@ def shapes(args):
 
 def real(args):
     """The real sets with ``--noise`` irrelevant features (logo_fast_path's), drawn from ``--noise-law``."""
-    for seed, (X, y, label, lam) in enumerate(real_sets(args)):
+    for k, (X, y, label, lam) in enumerate(real_sets(args)):  # each set at seeds 0..REAL_SEEDS-1 in turn
         if args.noise_law != "normal":
-            X = redrawn(X, X.shape[1] - args.noise, args.noise_law, seed % 3)
+            X = redrawn(X, X.shape[1] - args.noise, args.noise_law, k % REAL_SEEDS)
             label = label.replace("N(0,1) features", f"{args.noise_law} features")
         yield X, y, label, lam
 

@@ -540,6 +540,16 @@ def test_the_shapes_benchmark_draws_the_irrelevant_features_from_the_law_it_is_g
         np.testing.assert_array_equal(made(law)[0], X)
         assert not np.array_equal(made(law, seed=1)[0][:, k:], X[:, k:])
     assert label0 == "shells, seed 0"
+    real = argparse.Namespace(real=["heart", "sonar"], noise=200, real_lam=3.0)
+    as_drawn = list(bench.real(argparse.Namespace(**vars(real), noise_law="normal")))
+    for (X0, y0, _, _), (X, y, label, _) in zip(as_drawn, bench.real(argparse.Namespace(**vars(real),
+                                                                                      noise_law="binary"))):
+        own = X0.shape[1] - 200  # heart's 13 columns, sonar's 60
+        np.testing.assert_array_equal(X[:, :own], X0[:, :own])
+        np.testing.assert_array_equal(y, y0)
+        assert X.shape == X0.shape and set(np.unique(X[:, own:])) == {0.0, 1.0}, label
+    assert [label for *_, label, _ in bench.real(argparse.Namespace(**vars(real), noise_law="counts"))][2:4] == \
+        ["heart + 200 counts features, seed 2", "sonar + 200 counts features, seed 0"]
     out = tmp_path / "rows.jsonl"
     bench.main(["--J", "300", "--families", "--real", "heart", "--noise", "200", "--noise-law", "binary",
                 "--out", str(out)])

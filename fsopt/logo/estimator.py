@@ -39,7 +39,8 @@ FAST_PATH_FEATURES = _HELD_FROM
 # ... and from N = 300 samples on: with fewer, the map often has several fixed points (spurious
 # features among thousands fit few samples), and a working set that converges by itself reaches
 # another than the plain iteration's in many fits (N = 80, 150, 200: 5 of 12, 2 of 21, 3 of 6 of
-# those where both converged; N = 300: none but at the threshold's edge); "auto" then hands over at
+# those where both converged; N = 300 with N(0, 1) noise: none but at the threshold's edge, with
+# binary or counts noise 1 of 18 at J = 20,000: docs/logo-scale.md); "auto" then hands over at
 # once, to the plain run after a hand-over (the plain iteration's iterates, bit for bit, at
 # 0.58-0.78 x its time at N = 80-250: docs/logo-scale.md, "Fewer than 300 samples")
 WORKING_SET_SAMPLES = 300
