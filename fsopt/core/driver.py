@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import itertools
 import time
-import warnings
 from abc import ABC, abstractmethod
 from collections import Counter
 from dataclasses import dataclass, field
@@ -40,7 +39,7 @@ from sklearn.exceptions import ConvergenceWarning
 from .progress import tqdm
 
 from .acceleration import Anderson, make_accelerator
-from .exceptions import SolverWarning
+from .exceptions import SolverWarning, warn
 from .fit_certificate import FitCertificate, asked_solvers, count_answers, tally_answers
 
 _TINY = 1e-300  # the denominator of the relative change when the iterate is 0
@@ -690,21 +689,20 @@ class FixedPointDriver:
         certificate = self._certificate(method, loop.iterate, loop.active, history)
         if outcome == "converged" and not certificate.kkt_holds:
             outcome = Outcome("kkt_failed")
-            warnings.warn(f"{self.desc}: the fixed point was reached (theta_t = {history[-1].change:.3g}) but "
-                          f"the last subproblem's optimality conditions fail over all features: KKT "
-                          f"residual {certificate.kkt_residual:.3g} > {certificate.kkt_bound:.3g}",
-                          ConvergenceWarning, stacklevel=4)
+            warn(f"{self.desc}: the fixed point was reached (theta_t = {history[-1].change:.3g}) but "
+                 f"the last subproblem's optimality conditions fail over all features: KKT "
+                 f"residual {certificate.kkt_residual:.3g} > {certificate.kkt_bound:.3g}",
+                 ConvergenceWarning)
         if outcome.startswith("cycle"):
-            warnings.warn(f"{self.desc}: stopped at a cycle: {outcome}, the solves of iterations "
-                          f"{', '.join(map(str, loop.cycle))} repeat (each within theta = {self.theta:g} of "
-                          f"the one {len(loop.cycle)} before; last theta_t = {history[-1].change:.3g}); "
-                          f"acceleration='averaging' or 'anderson' may converge", ConvergenceWarning,
-                          stacklevel=4)
+            warn(f"{self.desc}: stopped at a cycle: {outcome}, the solves of iterations "
+                 f"{', '.join(map(str, loop.cycle))} repeat (each within theta = {self.theta:g} of "
+                 f"the one {len(loop.cycle)} before; last theta_t = {history[-1].change:.3g}); "
+                 f"acceleration='averaging' or 'anderson' may converge", ConvergenceWarning)
         elif outcome == "max_iter" and self.theta > 0:
-            warnings.warn(f"{self.desc}: max_iter: the fixed point did not converge in "
-                          f"max_iter={self.max_iter} outer iterations (last theta_t = "
-                          f"{history[-1].change:.3g}, theta = {self.theta:g}); {outcome.seen}; {outcome.advice}",
-                          ConvergenceWarning, stacklevel=4)
+            warn(f"{self.desc}: max_iter: the fixed point did not converge in "
+                 f"max_iter={self.max_iter} outer iterations (last theta_t = "
+                 f"{history[-1].change:.3g}, theta = {self.theta:g}); {outcome.seen}; {outcome.advice}",
+                 ConvergenceWarning)
         self._warn_who_answered(certificate, [r for h in history for r in h.records])
         t0 = time.perf_counter()
         rounding = method.round(loop.iterate, loop.active, loop.detail)
@@ -736,11 +734,11 @@ class FixedPointDriver:
         if total and 2 * others > total:
             named = certificate.solvers[0] if certificate.solvers else "the solver"
             why = Counter(_first_answer(r) for r in records if r.attempts)
-            warnings.warn(f"{self.desc}: {others} of {total} subproblem answers are not {named}'s own: "
-                          f"{answers.get('polished', 0)} came from the native polish of a rejected answer and "
-                          f"{answers.get('fallback', 0)} from a fallback solver ({named}'s first answers: "
-                          f"{'; '.join(f'{n} {what}' for what, n in why.most_common())})",
-                          SolverWarning, stacklevel=4)
+            warn(f"{self.desc}: {others} of {total} subproblem answers are not {named}'s own: "
+                 f"{answers.get('polished', 0)} came from the native polish of a rejected answer and "
+                 f"{answers.get('fallback', 0)} from a fallback solver ({named}'s first answers: "
+                 f"{'; '.join(f'{n} {what}' for what, n in why.most_common())})",
+                 SolverWarning)
 
     def _remember(self, solves, t, new, record):
         """The last 2·max_period solves (sparse copies) for the cycle detection; a re-entry

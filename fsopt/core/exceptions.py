@@ -1,5 +1,20 @@
-"""Errors raised by fsopt."""
+"""Errors and warnings raised by fsopt."""
 import math
+import os
+import sys
+import warnings
+
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep  # .../fsopt/
+
+
+def warn(message, category):
+    """``warnings.warn`` attributed to the first caller outside fsopt (the user's line that called
+    ``fit``, however deep inside fsopt the warning arose), so that the shown location and the
+    filters by module are the caller's."""
+    frame, level = sys._getframe(1), 2
+    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE):
+        frame, level = frame.f_back, level + 1
+    warnings.warn(message, category, stacklevel=level)
 
 
 class SolverFailed(RuntimeError):

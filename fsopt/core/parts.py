@@ -451,6 +451,11 @@ class NonnegL1(Penalty):
         """
         return np.maximum(v - step * self.lam, 0.0)
 
+    def violation(self, w, grad):
+        """``abs(w − prox(w − grad, 1))`` = |min(w, grad + λ)|, without the cancellation of the
+        difference (which rounds to 0 where w_j ≫ |grad_j + λ|)."""
+        return np.abs(np.minimum(w, grad + self.lam))
+
     def zero_slack(self, w, grad):
         """How far w_j = 0 stays optimal, per coordinate: grad_j + λ (< 0: feature j must enter).
 
@@ -520,6 +525,11 @@ class NonnegElasticNet(NonnegL1):
 
     def prox(self, v, step):
         return super().prox(v, step) / (1.0 + step * self.mu)
+
+    def violation(self, w, grad):
+        """``abs(w − prox(w − grad, 1))``: (μw + grad + λ) / (1 + μ) where w > grad + λ, else w."""
+        slack = grad + self.lam
+        return np.abs(np.where(w > slack, (self.mu * w + slack) / (1.0 + self.mu), w))
 
     def cvxpy_form(self, w):
         import cvxpy as cp
@@ -714,7 +724,8 @@ def project_simplex(v, radius):
     u = np.sort(v)[::-1]
     css = np.cumsum(u) - radius
     k = np.arange(1, v.size + 1)
-    rho = np.nonzero(u - css / k > 0)[0][-1]
+    positive = np.flatnonzero(u - css / k > 0)  # k = 1 is radius > 0, unless rounding hides a tiny radius
+    rho = positive[-1] if positive.size else 0
     return np.maximum(v - css[rho] / (rho + 1), 0.0)
 
 

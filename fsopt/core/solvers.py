@@ -474,6 +474,10 @@ ESCALATION_ORDER = ("TOPK", "BOXLP", "HIGHSPY", "LBFGSB", "PROXGRAD", "HIGHS", "
 def solver_chain(solver, fallback, subproblem, solver_options=None, *, probed=PROBED) -> list[ResolvedSolver]:
     """An estimator's solvers tried in turn on ``subproblem``, resolved once before any work:
     ``solver`` ("auto": :func:`builtin_chain`), then each of ``fallback``."""
+    for position, name in enumerate(fallback):
+        if not isinstance(name, str):
+            raise TypeError(f"fallback must list solver names (strings); entry {position} is "
+                            f"{type(name).__name__} {name!r}")
     first = builtin_chain(subproblem, solver_options, probed=probed) if solver == "auto" \
         else [resolve_solver(solver, subproblem, solver_options, probed=probed)]
     return first + [resolve_solver(name, subproblem, solver_options, probed=probed) for name in fallback]

@@ -51,7 +51,7 @@ import numpy as np
 
 from . import status as st
 from .composite import polish_from_parts
-from .exceptions import BackendFailureWarning, SolverFailed, describe_attempt
+from .exceptions import BackendFailureWarning, SolverFailed, describe_attempt, warn
 from .farkas import check_claim, inequality_form
 from .parts import LOSS_DUAL, composite_certificate, missing_parts, nonsmooth_reason, parts_held
 from .solvers import ResolvedSolver, as_resolved
@@ -746,5 +746,5 @@ def _warn_failed_backends(subproblem, record):
     """A certified ``record`` reached after backends failed: a BackendFailureWarning naming each."""
     failed = list(dict.fromkeys(describe_attempt(a) for a in record.attempts if a.backend_failed))
     if failed:
-        warnings.warn(f"{subproblem}: {'; '.join(failed)}; answered by {record.solver}, certified",
-                      BackendFailureWarning, stacklevel=3)
+        warn(f"{subproblem}: {'; '.join(failed)}; answered by {record.solver}, certified",
+             BackendFailureWarning)

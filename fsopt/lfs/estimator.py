@@ -12,7 +12,7 @@ from sklearn.utils.validation import check_is_fitted
 from ..core.driver import FixedPointDriver
 from ..core.scaling import check_feature_extents, check_finite, unit_scale
 from ..core.validation import densify, transactional_fit, validate_fit, validate_predict
-from .method import LFSConfig, LFSFixedPoint, resolve_solvers
+from .method import LFSConfig, LFSFixedPoint, check_backend, resolve_solvers
 from .regions import class_similarity, predict_labels
 from .weights import WEIGHT_POWERS
 
@@ -165,7 +165,7 @@ class LFS(ClassifierMixin, BaseEstimator):
         "check_solver": [str, None],
         "fallback": [tuple, list],
         "solver_options": [dict, None],
-        "n_jobs": [Integral, None],
+        "n_jobs": [Interval(Integral, 1, None, closed="left"), Interval(Integral, None, -1, closed="right"), None],
         "backend": [str, None],
         "random_state": ["random_state", np.random.Generator],
         "progress": ["boolean"],
@@ -214,6 +214,7 @@ class LFS(ClassifierMixin, BaseEstimator):
             The fitted estimator.
         """
         self._validate_params()
+        check_backend(self.backend, self.n_jobs)
         X, y = validate_fit(self, X, y, accept_sparse=("csr", "csc"), min_per_class=2)
         X = densify(X, DENSE_LIMIT_BYTES, "LFS")
         M = X.shape[1]

@@ -171,6 +171,16 @@ def resolve_solvers(solver, eps_solver, check_solver, solver_options, n_features
     return (*resolved[:3], tuple(resolved[3:3 + n]), tuple(resolved[3 + n:]))
 
 
+def check_backend(backend, n_jobs):
+    """ValueError naming ``backend`` when joblib cannot run the per-point problems on it (an unknown
+    name, dask without a Client), before any work."""
+    try:
+        with parallel_config(backend=backend) if backend else contextlib.nullcontext():
+            effective_n_jobs(n_jobs)
+    except ValueError as exc:
+        raise ValueError(f"LFS: backend={backend!r} cannot run the per-point problems: {exc}") from None
+
+
 def legacy_seed(seed: np.random.SeedSequence):
     """A ``np.random.RandomState`` seed from the fit's seed: the integer itself where it is one
     below 2³² (``random_state=20`` draws LFSpy's ``rr_seed=20`` uniforms), else four words of it."""

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import copy
-import warnings
 from numbers import Integral, Real
 
 import numpy as np
@@ -14,6 +13,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..core.blocks import check_blockwise, distinct_rows, is_blockwise, take_rows
 from ..core.driver import FixedPointDriver
+from ..core.exceptions import warn
 from ..core.kernels import blas_one_thread
 from ..core.scaling import check_feature_extents, rescale, unit_scale
 from ..core.solvers import resolve_solver, solver_chain
@@ -36,6 +36,7 @@ FAST_PATH_FROM = 2.5e7
 # total, and each fit above 1.25 x in them before this rule was at J = 2,000-3,060: docs/logo-scale.md,
 # "The fast path from 4,096 features")
 FAST_PATH_FEATURES = _HELD_FROM
+W0_LARGEST = 1e150  # w0 times X's typical spread: distances Σ_j w_j |x_nj − x_ij| stay far from overflow
 # ... and from N = 300 samples on: with fewer, the map often has several fixed points (spurious
 # features among thousands fit few samples), and a working set that converges by itself reaches
 # another than the plain iteration's in many fits (N = 80, 150, 200: 5 of 12, 2 of 21, 3 of 6 of
@@ -79,7 +80,8 @@ class LOGO(SelectorMixin, BaseEstimator):
         Kernel width of k(d) = exp(−d/σ) (paper: 2; ``inf`` gives uniform probabilities), in
         units of X's typical spread.
     lam : float, default=1.0
-        ℓ1 weight λ of form (7).  Ignored when ``beta`` is given.
+        ℓ1 weight λ > 0 of form (7) (0 is refused: (7) then has no minimizer on separable
+        margins).  Ignored when ``beta`` is given.
     beta : float or None, default=None
         If set, solve form (8) with ‖w‖₁ ≤ β instead (PROXGRAD or a conic solver).
     solver : str, default="auto"
@@ -303,8 +305,12 @@ class LOGO(SelectorMixin, BaseEstimator):
         """
         self._validate_params()
         if self.prune_patience != "deprecated":
-            warnings.warn("LOGO's prune_patience is deprecated in 0.1.1 and is removed in 0.2; a feature is "
-                          "eliminated after one outer iteration below prune_below", FutureWarning, stacklevel=2)
+            warn("LOGO's prune_patience is deprecated in 0.1.1 and is removed in 0.2; a feature is "
+                 "eliminated after one outer iteration below prune_below", FutureWarning)
+        if self.lam == 0 and self.beta is None and self.subproblem is None:
+            raise ValueError("LOGO: lam=0 leaves the garrote (7) without its penalty, and where the margins "
+                             "separate the classes it has no minimizer (the loss falls along a ray): give "
+                             "lam > 0, or a budget beta")
         X, y = self._prepare(X, y)
         subproblem = self._make_subproblem()
         solver, *fallback = solver_chain(self.solver, self.fallback, subproblem, self.solver_options,
@@ -328,8 +334,7 @@ class LOGO(SelectorMixin, BaseEstimator):
         stat_scale = x_scale  # ... applied inside the statistics: X is not copied, unless
         if not 1e-100 < x_scale < 1e100 and not is_blockwise(X):  # sums of |x_n − x_i| could overflow
             X, stat_scale = rescale(X)[0], 1.0
-        w0 = self._check_w0(X.shape[1])
-        w0 = None if w0 is None else w0 * x_scale  # the iterate acts on X / x_scale
+        w0 = self._check_w0(X.shape[1], x_scale)  # the iterate acts on X / x_scale
         method = LogoFixedPoint(X, y, self.sigma, subproblem, solver, fallback, w0=w0,
                                 check_against=check_against, x_scale=stat_scale,
                                 working_set=self.working_set, screening=screening)
@@ -343,8 +348,8 @@ class LOGO(SelectorMixin, BaseEstimator):
         with blas_one_thread():
             result = driver.run(method)
         if not np.any(result.iterate > 0):
-            warnings.warn(f"LOGO: every weight is zero ({subproblem.describe()}: penalty too large "
-                          f"for these margins?); no feature is selected", UserWarning, stacklevel=2)
+            warn(f"LOGO: every weight is zero ({subproblem.describe()}: a penalty too large, or a budget too "
+                 f"small, for these margins?); no feature is selected", UserWarning)
         self.weights_ = result.iterate / x_scale  # weights of the features in X's own units
         self.history_ = result.history
         self.n_iter_ = result.n_iter
@@ -377,6 +382,7 @@ class LOGO(SelectorMixin, BaseEstimator):
             check_blockwise(X)
             y = check_data(np.zeros((X.shape[0], 1)), y, min_per_class=2)[1]
             self.n_features_in_ = X.shape[1]
+            vars(self).pop("feature_names_in_", None)  # an array has none: an earlier fit's must go
         else:  # dense or CSR/CSC (the statistics read sparse X one column block at a time)
             X, y = validate_fit(self, X, y, accept_sparse=("csr", "csc"), min_per_class=2)
         keep = distinct_rows(X, y)  # a row's copy would be its own nearest hit at distance 0
@@ -391,15 +397,24 @@ class LOGO(SelectorMixin, BaseEstimator):
                                  f"and label): {exc}") from None
         return X, y
 
-    def _check_w0(self, n_features):
+    def _check_w0(self, n_features, x_scale):
+        """w0 in the units the iterate acts in (X / x_scale), checked."""
         if self.w0 is None:
             return None
-        w0 = np.asarray(self.w0, dtype=float)
+        try:
+            w0 = np.asarray(self.w0, dtype=float)
+        except (TypeError, ValueError) as exc:
+            raise TypeError(f"w0 must be an array of numbers, one per feature; {exc}") from None
         if w0.shape != (n_features,):
             raise ValueError(f"w0 must have one entry per feature ({n_features}); got shape {w0.shape}")
         if not np.all(np.isfinite(w0)) or np.any(w0 < 0) or not np.any(w0 > 0):
             raise ValueError("w0 must be finite, nonnegative and not all zero")
-        return w0
+        scaled = w0 * x_scale
+        if not np.max(scaled) <= W0_LARGEST:
+            raise ValueError(f"w0's largest entry ({np.max(w0):.3g}) times X's typical spread ({x_scale:.3g}) is "
+                             f"above {W0_LARGEST:.0e}: the distances it weights would overflow. The first "
+                             f"iteration reads w0 only through exp(-distance / sigma): scale w0 down")
+        return scaled
 
     @property
     def scores_(self):

@@ -1,6 +1,7 @@
 """``fsopt.nmmkl.NMMKL``: the scikit-learn face of non-monotonic feature selection (Algorithm 1)."""
 from __future__ import annotations
 
+import contextlib
 from numbers import Integral, Real
 
 import numpy as np
@@ -200,13 +201,15 @@ class NMMKL(SelectorMixin, BaseEstimator):
         probe = MKLDual(np.eye(2), [1.0, -1.0], 1)  # who can solve (8) depends on its form only
         named = solver_chain(self.fallback[0], self.fallback[1:], None, self.solver_options) \
             if self.fallback else []
-        qcqp = solver_chain(self.solver, (), probe if self.solver == "auto" else None, self.solver_options)
+        with _named("the QCQP (8)", solver=self.solver, solver_options=self.solver_options):
+            qcqp = solver_chain(self.solver, (), probe if self.solver == "auto" else None, self.solver_options)
         if self.solver == "auto" and n_features >= MKLFAST_FROM:
             qcqp.sort(key=lambda resolved: resolved.backend.name != "MKLFAST")  # stable: the rest keep their order
         lp_probe = PrimalRecoveryLP()
         common = {k: v for k, v in (self.lp_options or {}).items() if k in COMMON_OPTIONS}
-        lp = [resolve_solver("MKLLP", lp_probe, common)] + builtin_chain(lp_probe, self.lp_options) \
-            if self.lp_solver == "auto" else [resolve_solver(self.lp_solver, lp_probe, self.lp_options)]
+        with _named("the LP (15)", lp_solver=self.lp_solver, lp_options=self.lp_options):
+            lp = [resolve_solver("MKLLP", lp_probe, common)] + builtin_chain(lp_probe, self.lp_options) \
+                if self.lp_solver == "auto" else [resolve_solver(self.lp_solver, lp_probe, self.lp_options)]
         return qcqp + named, lp + named
 
     @property
@@ -225,3 +228,14 @@ class NMMKL(SelectorMixin, BaseEstimator):
         tags.classifier_tags = ClassifierTags(multi_class=False)  # a two-class method
         tags.input_tags.sparse = True
         return tags
+
+
+@contextlib.contextmanager
+def _named(problem, **parameters):
+    """A ValueError or TypeError in resolving the solvers of ``problem``, raised again with the
+    estimator's parameters that made them (``solver_options`` and ``lp_options`` share messages)."""
+    try:
+        yield
+    except (ValueError, TypeError) as exc:
+        given = ", ".join(f"{name}={value!r}" for name, value in parameters.items())
+        raise type(exc)(f"NMMKL, solvers of {problem} ({given}): {exc}") from None
