@@ -7,6 +7,7 @@ import re
 import signal
 import subprocess
 import sys
+import threading
 import time
 
 import numpy as np
@@ -56,6 +57,26 @@ def test_one_worker_runs_every_pair_and_a_dead_one_is_replaced(monkeypatch, back
     # the same solve in a reused worker and in a fresh one: the same answer, the same key
     assert [r["key"] for r in first] == [r["key"] for r in again]
     np.testing.assert_allclose([r["objective"] for r in first], [r["objective"] for r in again], rtol=1e-9)
+
+
+def test_two_workers_start_and_give_the_rows_of_one():
+    """``--jobs 2`` hung before planning: ``start`` took its one idle worker back as the next and
+    never started a second (planted: ``start`` calling ``_worker``; the thread below never ends)."""
+    cells = _cells(["GRADIENT", "PROXGRAD"])
+    with WorkerPool(2, timeout=300, job=bench.JOB) as pool:
+        starting = threading.Thread(target=pool.start, daemon=True)
+        starting.start()
+        starting.join(60)
+        assert not starting.is_alive() and pool.started == 2
+        two = {e.cell.solver: e.rows for e in pool.run(cells) if e.rows is not None}
+        assert pool.started == 2
+    with WorkerPool(1, timeout=300, job=bench.JOB) as pool:
+        one = {e.cell.solver: e.rows for e in pool.run(cells) if e.rows is not None}
+    assert sorted(two) == sorted(one) == ["GRADIENT", "PROXGRAD"]
+    for solver in one:
+        assert [r["key"] for r in two[solver]] == [r["key"] for r in one[solver]]
+        np.testing.assert_allclose([r["objective"] for r in two[solver]], [r["objective"] for r in one[solver]],
+                                   rtol=1e-9)
 
 
 def test_peak_memory_is_measured_from_the_pairs_start():

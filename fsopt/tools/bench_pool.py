@@ -102,7 +102,7 @@ class WorkerPool:
     def start(self):
         """Start every worker now (they import while the caller plans the study); returns self."""
         while self.started < self.size:
-            self.idle.append(self._worker())
+            self.idle.append(self._new_worker())
         return self
 
     def __exit__(self, *exc):
@@ -150,8 +150,10 @@ class WorkerPool:
                 worker.kill()
 
     def _worker(self) -> _Worker:
-        if self.idle:
-            return self.idle.pop(0)
+        """An idle worker, or a new one."""
+        return self.idle.pop(0) if self.idle else self._new_worker()
+
+    def _new_worker(self) -> _Worker:
         self.started += 1
         return _Worker(self.ctx, self.job)
 
