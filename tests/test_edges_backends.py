@@ -50,6 +50,11 @@ MODES = {
     "inf": (lambda sub: (_replaced(sub, lambda s: np.full(s, np.inf)), "optimal", 1), "non-finite values"),
     "unknown_status": (lambda sub: (_zeros(sub), "great", 1), "the status 'great', which is not one of"),
     "status_not_text": (lambda sub: (_zeros(sub), 0, 1), "the status 0, which is not one of"),
+    # fsopt's own verdicts are not a solver's word (a study took them as the harness's)
+    "says_skipped": (lambda sub: (_zeros(sub), "skipped", 1), "the status 'skipped', which is not one of"),
+    "says_timeout": (lambda sub: (_zeros(sub), "timeout", 1), "the status 'timeout', which is not one of"),
+    "says_rejected": (lambda sub: (_zeros(sub), "rejected_certificate", 1),
+                      "the status 'rejected_certificate', which is not one of"),
     "solution_not_dict": (lambda sub: (list(_zeros(sub).values()), "optimal", 1), "not a dict"),
     "iterations_text": (lambda sub: (_zeros(sub), "optimal", "many"), "iteration count 'many'"),
     "iterations_negative": (lambda sub: (_zeros(sub), "optimal", -3), "iteration count -3"),

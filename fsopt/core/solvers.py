@@ -158,8 +158,9 @@ class NativeBackend(Backend):
 
     native = True
     takes_nonsmooth = False  # natives follow gradients: a loss that is not smooth is refused
-    # a plugin's native may return any status of the closed set (fsopt's own declare theirs)
-    status_map = {**{status: status for status in st.STATUSES}, **st.ALIASES}
+    # a plugin's native may return any status a solver can give of its solve (fsopt's own declare
+    # theirs); fsopt's verdicts (skipped, timeout, error, rejected_certificate) are not a solver's to give
+    status_map = {**{status: status for status in st.SOLVER_STATUSES}, **st.ALIASES}
 
     def can_solve(self, subproblem) -> bool:
         return not parts_refusal(subproblem, self) and self.supports(subproblem)
