@@ -35,6 +35,8 @@ def test_a_bad_solver_profile_names_its_file_and_field(tmp_path, monkeypatch, ca
     ("sizes = 'big'", r"\[bench\] sizes = 'big': must be a non-empty list of positive integers"),
     ("sizes = [0, 5]", r"\[bench\] sizes = \[0, 5\]: must be a non-empty list of positive integers"),
     ("sizes = [5]\ntolerances = ['tight']", r"\[bench\] tolerances = \['tight'\]: must be a list of positive"),
+    ("sizes = [5]\nquick_sizes = [5, 5]", r"\[bench\] quick_sizes = \[5, 5\]: a value is given twice"),
+    ("sizes = [5]\ntolerances = [1.0, 1.0]", r"\[bench\] tolerances = \[1.0, 1.0\]: a value is given twice"),
 ])
 def test_a_bad_bench_table_names_its_file(tmp_path, monkeypatch, table, message):
     (tmp_path / "mine.toml").write_text(f'method = "logo"\n[data]\ngenerator = '

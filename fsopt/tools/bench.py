@@ -190,6 +190,10 @@ def _check_bench_table(problem):
         if not isinstance(values, list) or not all(isinstance(v, Integral) and not isinstance(v, bool)
                                                    and v > 0 for v in values):
             raise ValueError(f"{where} {key} = {values!r}: must be a list of positive integers")
+    for key in ("sizes", "quick_sizes", "tolerances", "quick_tolerances", "iterations", "quick_iterations"):
+        values = bench.get(key, [])
+        if len(set(values)) < len(values):  # each value is a cell: twice would run and count it twice
+            raise ValueError(f"{where} {key} = {values!r}: a value is given twice")
     for key in ("size", "reference", "subproblems"):
         if key in bench and not isinstance(bench[key], str):
             raise ValueError(f"{where} {key} = {bench[key]!r}: must be a string")
