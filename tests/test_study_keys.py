@@ -246,3 +246,62 @@ def test_an_order_within_the_repetitions_spread_is_flagged_and_a_clear_one_is_no
     warnings = within_noise(table, spread)
     assert len(warnings) == 1 and "ECOS and SCS differ by 3% while their repetitions spread by 5%" in warnings[0]
     assert within_noise(table, pd.Series({"ECOS": 0.01, "SCS": 0.01})) == []
+
+
+class _StepBackend:
+    """A user's backend: what its constructor took decides its answers."""
+    name = "STEP"
+
+    def __init__(self, step):
+        self._step = step
+
+
+class _SlottedPenalty:
+    __slots__ = ("lam",)
+
+    def __init__(self, lam):
+        self.lam = lam
+
+
+class _PrivatePenalty:
+    def __init__(self, lam, tags=()):
+        self._lam, self.tags = lam, set(tags)
+
+
+def test_a_users_objects_are_keyed_by_all_they_hold():
+    """A backend built with other arguments, a penalty's private or slotted parameter, a set's
+    contents: each was the same key, the old rows reused (planted: fsopt's rule, public
+    attributes only, for a user's class too, makes the first three equal)."""
+    def described(obj):
+        return keys.digest(keys.state(obj))
+
+    assert described(_StepBackend(0.1)) != described(_StepBackend(0.5))
+    assert described(_StepBackend(0.1)) == described(_StepBackend(0.1))
+    assert described(_PrivatePenalty(1.0)) != described(_PrivatePenalty(2.0))
+    assert described(_SlottedPenalty(1.0)) != described(_SlottedPenalty(2.0))
+    assert described(_PrivatePenalty(1.0, {"a"})) != described(_PrivatePenalty(1.0, {"b"}))
+    assert described(_PrivatePenalty(1.0, {"a", "b"})) == described(_PrivatePenalty(1.0, ["b", "a"]))
+
+
+def test_a_users_class_is_keyed_by_its_source(tmp_path, monkeypatch):
+    """An edited ``value()`` in the user's module is another key (planted: ``code`` without the
+    source digest for an installed or local module gives the same key)."""
+    import importlib
+    import os
+
+    (tmp_path / "my_penalty_mod.py").write_text("class Mine:\n    def value(self, w):\n        return 1.0\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    module = importlib.import_module("my_penalty_mod")
+    before = keys.digest(keys.state(module.Mine()))
+    (tmp_path / "my_penalty_mod.py").write_text("class Mine:\n    def value(self, w):\n        return 2.0\n")
+    os.utime(tmp_path / "my_penalty_mod.py", ns=(1, 1))  # another mtime, whatever the clock's grain
+    assert keys.digest(keys.state(module.Mine())) != before
+
+
+def test_a_solve_logged_under_a_longer_limit_counts_as_a_timeout_under_a_shorter_one():
+    row = {"status": "optimal", "solved": True, "certified": True, "claim": "optimal", "claim_confirmed": True,
+           "objective": 40.6, "certificate": 1e-9, "error_to_reference": 0.0, "time": 2.0, "reason": ""}
+    assert bench._within(row, 30.0) is row
+    shorter = bench._within(row, 1.0)
+    assert shorter["status"] == "timeout" and not shorter["solved"] and shorter["time"] == 1.0
+    assert "longer --timeout" in shorter["reason"] and row["status"] == "optimal"

@@ -518,6 +518,16 @@ def _row(cell, status, solve=(0, DEFAULT, None), **values):
     return cell.keyed(row)
 
 
+def _within(row, timeout) -> dict:
+    """``row`` as this run's ``timeout`` would have ended it: a solve logged under a longer limit
+    that took longer than this one is a ``timeout`` here (its logged row stays as it is)."""
+    if row["status"] == st.TIMEOUT or not (isinstance(row["time"], (int, float)) and row["time"] > timeout):
+        return row
+    return dict(row, status=st.TIMEOUT, solved=False, certified=False, claim="", claim_confirmed=False,
+                objective=None, certificate=None, error_to_reference=None, time=float(timeout),
+                reason=f"took {row['time']:.3g} s, logged under a longer --timeout than this run's {timeout:g} s")
+
+
 def _check_arguments(timeout, repeat, n_jobs, shift):
     if not isinstance(shift, (int, float)) or not math.isfinite(shift) or shift < 0:
         raise ValueError(f"shift must be a finite number of seconds >= 0; got {shift!r}")
@@ -815,7 +825,8 @@ class Study:
 
         from .bench_report import write
 
-        rows = [row for c in self.cells for solve in c.solves() if (row := self._row(c, solve)) is not None]
+        rows = [_within(row, timeout) for c in self.cells for solve in c.solves()
+                if (row := self._row(c, solve)) is not None]
         frame = pd.DataFrame(rows + self.skipped, columns=COLUMNS)
         numbers = [*_NUMBER, "tol", "max_iter"]  # float even where a partial study has only nulls
         frame[numbers] = frame[numbers].astype(float)

@@ -7,9 +7,12 @@ A row's ``provenance`` (canonical JSON) holds
   ``[bench]`` plan: sizes, schedules, reference, exclusions); not the file's name;
 - ``data``: a digest of the arrays ``(X, y)`` the problem's declaration gives at that size;
 - ``subproblem``: the instance's class and a digest of its state (arrays, numbers, nested
-  parts; a lazily built kind: the builder and what it closes over);
-- ``solver``: the name, its backend's class, its package and version, the profile's options and
-  the backend arguments they resolve to;
+  parts; a lazily built kind: the builder and what it closes over).  An object of a user's class
+  (not fsopt's) is described by every attribute it holds, private ones and ``__slots__`` too, and by
+  the code of each of its classes (:func:`code`), so that an edited penalty or loss is another key;
+- ``solver``: the name, its backend's class and the backend instance's state (as above: a
+  user's backend constructed with other arguments is another key), its package and version, the
+  profile's options and the backend arguments they resolve to;
 - ``versions``: fsopt (its version and a digest of its source files), cvxpy, numpy, scipy;
 - ``size`` and ``solve`` (repetition, budget, value).
 
@@ -32,6 +35,7 @@ import numpy as np
 PLAN_FIELDS = ("sizes", "quick_sizes", "tolerances", "quick_tolerances", "iterations", "quick_iterations",
                "reference", "quick_exclude")
 MAX_STATE_DEPTH = 8
+WRITTEN_BY_FSOPT = frozenset({"_smoothness_probe"})  # caches fsopt keeps on a user's object: not its state
 
 
 def canonical(value) -> str:
@@ -76,19 +80,46 @@ def state(obj, depth=0, seen=None):
     seen = seen | {id(obj)}
     if isinstance(obj, (list, tuple)):
         return [state(v, depth + 1, seen) for v in obj]
+    if isinstance(obj, (set, frozenset)):
+        return {"set": sorted((state(v, depth + 1, seen) for v in obj), key=canonical)}
     if isinstance(obj, dict):
         return {str(k): state(v, depth + 1, seen) for k, v in obj.items()}
     if type(obj).__module__.startswith("cvxpy"):
         return {"value": state(obj.value, depth + 1, seen)} if hasattr(obj, "is_param") and obj.is_param() else None
     if inspect.isfunction(obj):
         cells = [c.cell_contents for c in obj.__closure__ or ()]
-        return {"function": _qualname(obj), "closure": state(cells, depth + 1, seen),
-                "defaults": state(obj.__defaults__, depth + 1, seen)}
+        described = {"function": _qualname(obj), "closure": state(cells, depth + 1, seen),
+                     "defaults": state(obj.__defaults__, depth + 1, seen)}
+        return described if _is_fsopt(obj) else dict(described, code=code(obj))
     if hasattr(obj, "toarray") and hasattr(obj, "shape"):  # a sparse matrix
         return {"array": array_digest(obj.toarray())}
-    attrs = getattr(obj, "__dict__", {})
-    return {"class": _qualname(obj), "state": {k: state(v, depth + 1, seen) for k, v in sorted(attrs.items())
-                                               if not k.startswith("_")}}
+    if _is_fsopt(obj):  # fsopt's classes: their parameters are public, what is private a cache
+        attrs = {k: v for k, v in getattr(obj, "__dict__", {}).items() if not k.startswith("_")}
+        return {"class": _qualname(obj), "state": {k: state(v, depth + 1, seen) for k, v in sorted(attrs.items())}}
+    attrs = {k: v for k, v in _attributes(obj).items() if k not in WRITTEN_BY_FSOPT}
+    return {"class": _qualname(obj), "code": [code(cls) for cls in _user_classes(obj)],
+            "state": {k: state(v, depth + 1, seen) for k, v in sorted(attrs.items())}}
+
+
+def _attributes(obj) -> dict:
+    """Every attribute ``obj`` holds: its ``__dict__`` and its ``__slots__``."""
+    held = dict(getattr(obj, "__dict__", {}))
+    for cls in type(obj).__mro__:
+        slots = cls.__dict__.get("__slots__", ())
+        for name in [slots] if isinstance(slots, str) else slots:
+            if name not in ("__dict__", "__weakref__") and hasattr(obj, name):
+                held[name] = getattr(obj, name)
+    return held
+
+
+def _user_classes(obj) -> list:
+    """``obj``'s classes whose code is not fsopt's nor Python's own (``object``, ``abc``)."""
+    return [cls for cls in type(obj).__mro__ if not _is_fsopt(cls) and cls.__module__ not in ("builtins", "abc")]
+
+
+def _is_fsopt(obj) -> bool:
+    target = obj if inspect.isfunction(obj) or inspect.isclass(obj) else type(obj)
+    return target.__module__ == "fsopt" or target.__module__.startswith("fsopt.")
 
 
 def _qualname(obj) -> str:
@@ -97,20 +128,27 @@ def _qualname(obj) -> str:
 
 
 def code(obj) -> dict:
-    """Where ``obj``'s code comes from: fsopt's own (covered by fsopt's source digest), an
-    installed distribution's version, else a digest of its module's source file."""
+    """Where ``obj``'s code comes from: fsopt's own (covered by fsopt's source digest), else a
+    digest of its module's source file, and the version of the distribution that installed it (an
+    editable install changes its code, not its version)."""
     target = obj if inspect.isfunction(obj) or inspect.isclass(obj) else type(obj)
     module = target.__module__
     found = {"name": _qualname(obj)}
-    if module == "fsopt" or module.startswith("fsopt."):
+    if _is_fsopt(target):
         return found
     dists = _distributions().get(module.split(".")[0])
     if dists:
-        return dict(found, version=_version(dists[0]))
+        found["version"] = _version(dists[0])
     path = getattr(sys.modules.get(module), "__file__", None)
     if path and Path(path).is_file():
-        return dict(found, source=digest(Path(path).read_bytes()))
+        found["source"] = _file_digest(path, Path(path).stat().st_mtime_ns)
     return found
+
+
+@functools.lru_cache(maxsize=256)
+def _file_digest(path, mtime) -> str:
+    """A source file's digest (read again when it was written since)."""
+    return digest(Path(path).read_bytes())
 
 
 def _version(dist) -> str | None:
@@ -142,7 +180,7 @@ def solver(name, backend, options) -> dict:
         arguments = ResolvedSolver(name, backend, dict(options)).backend_arguments()
     except Exception as exc:  # noqa: BLE001 - a backend whose translate fails: its rows say so
         arguments = f"{type(exc).__name__}: {exc}"
-    return {"name": name, "backend": backend.name, "class": code(backend),
+    return {"name": name, "backend": backend.name, "class": code(backend), "state": state(backend),
             "package": backend.package or None,
             "package_version": _version_of_module(backend.package) if backend.package else None,
             "profile": options, "arguments": json.loads(canonical(arguments))}
