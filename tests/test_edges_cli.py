@@ -58,6 +58,11 @@ REFUSED = [
     (["experiment", "nmmkl-uci", "--data", "nope"], ["nope"]),
     (["experiment", "nmmkl-uci", "--data", "sonar", "--quick", "--out", "/dev/null/x"], ["/dev/null"]),
     (["problems", "--method", "nope"], ["nope"]),
+    # checked before any mutant runs (it was after all of them: minutes lost, then a traceback)
+    (["verify", "--quick", "--mutants", "kernel width x4 (LFS)", "--report", "nodir/t.md"], ["--report", "nodir"]),
+    (["verify", "--quick", "--report", "t.md", "LOGO margins"], ["--report", "--mutants"]),
+    (["verify", "--quick", "--all-cells", "LOGO margins"], ["--all-cells", "--mutants"]),
+    (["verify", "--quick", "--refine", "LOGO margins"], ["--refine", "--solver"]),
 ]
 
 
@@ -76,3 +81,33 @@ def test_a_wrong_option_is_exit_2_with_one_line_naming_it(tmp_path, monkeypatch,
     for word in words:
         assert word in last, (word, last)
     assert not list(tmp_path.iterdir()), "a refused command wrote files"
+
+
+@pytest.mark.parametrize("command", [SPIRAL, ["bench", "--quick", "--out", "study"]])
+def test_an_interrupt_is_one_line_and_exit_130(tmp_path, monkeypatch, capsys, command):
+    """Ctrl-C printed a traceback (planted: main without its KeyboardInterrupt branch)."""
+    from fsopt.tools import cli
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(cli, "_cmd_run", interrupted)
+    monkeypatch.setattr(cli, "_cmd_bench", interrupted)
+    assert main(command) == 130
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("fsopt: interrupted") and "\n" not in err
+    assert ("resumes" in err) == (command[0] == "bench")
+
+
+def test_a_reader_that_goes_away_ends_the_output_quietly():
+    """``fsopt solvers | head -2``: BrokenPipeError's traceback (planted: no branch for it).  The
+    reading end is closed before fsopt writes, so every write meets a closed pipe."""
+    import subprocess
+    import sys
+
+    process = subprocess.Popen([sys.executable, "-m", "fsopt.tools.cli", "solvers"], stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True)
+    process.stdout.close()
+    err = process.stderr.read()
+    assert process.wait(timeout=300) == 141 and err == ""

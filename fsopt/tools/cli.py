@@ -7,6 +7,7 @@ A method plugs into ``run`` by providing a module ``<its package>.cli`` with
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 import sys
 import textwrap
@@ -106,7 +107,26 @@ def _cmd_bench(args) -> int:
 def _cmd_verify(args) -> int:
     from . import verify, verify_mutants
 
+    needs = {"--report": (args.report is not None, args.mutants is not None, "--mutants"),
+             "--all-cells": (args.all_cells, args.mutants is not None, "--mutants"),
+             "--refine": (args.refine, args.solver is not None, "--solver")}
+    for option, (given, allowed, partner) in needs.items():
+        if given and not allowed:
+            raise ValueError(f"{option} goes with {partner}; without it, {option} would change nothing")
+    if args.report is not None:
+        check_writable_file(args.report, "--report")  # before the mutants run, not after
     return verify.command(args) if args.mutants is None else verify_mutants.command(args)
+
+
+def check_writable_file(path, what):
+    """ValueError naming ``path`` unless a file can be written there: not a directory, in a
+    directory that exists."""
+    target = Path(path)
+    if target.is_dir():
+        raise ValueError(f"{what} {path}: is a directory")
+    parent = target.parent
+    if not parent.is_dir():
+        raise ValueError(f"{what} {path}: {parent} " + ("is not a directory" if parent.exists() else "does not exist"))
 
 
 def _cmd_experiment(args) -> int:
@@ -433,6 +453,14 @@ def main(argv=None) -> int:
     except SolverFailed as exc:
         print(f"fsopt: solver failed: {exc}", file=sys.stderr)
         return 3
+    except KeyboardInterrupt:
+        where = f"; the solves logged so far are in {args.out}/ and the same command resumes" \
+            if args.command == "bench" else ""
+        print(f"fsopt: interrupted{where}", file=sys.stderr)
+        return 130
+    except BrokenPipeError:  # the reader went away (``fsopt solvers | head``): stop quietly
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
 
 
 if __name__ == "__main__":
