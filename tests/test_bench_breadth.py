@@ -46,3 +46,9 @@ def test_quick_study_certifies_ten_cvxpy_solvers_each_with_a_claim_row(tmp_path,
     skipped = frame[frame["status"] == "skipped"].groupby("solver")["reason"].first()
     assert "quick = false" in skipped["pdlp-tight-copy"] and "jit" in skipped["MPAX"]
     assert len(pd.read_parquet(tmp_path / "out" / "results.parquet")) == len(frame)
+    if "SCIP" in names:  # tol = 1e-2 is outside SCIP's feastol: a skipped point, not a solver error
+        scip = frame[frame["solver"] == "SCIP"]
+        beyond = scip[scip["tol"] > 1e-3]
+        assert len(beyond) and (beyond["status"] == "skipped").all()
+        assert beyond["reason"].str.contains(r"SCIP takes tol in \[1e-17, 0.001\]").all()
+        assert not (scip["status"] == "solver_error").any(), scip[["tol", "status", "reason"]]

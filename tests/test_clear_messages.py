@@ -81,3 +81,13 @@ def test_a_csv_with_a_header_and_no_rows(tmp_path):
     (tmp_path / "empty.csv").write_text("a,b,label\n")
     with pytest.raises(ValueError, match=rf"{tmp_path / 'empty.csv'}: has no data rows \(columns a, b, label\)"):
         read_csv(tmp_path / "empty.csv")
+
+
+def test_a_tol_outside_the_solvers_range_is_refused_naming_the_range():
+    """SCIP's feastol takes at most 1e-3; tol = 1e-2 failed inside SCIP, as a solver error with
+    24 lines of C errors (planted: no tol_range on SCIP lets it through)."""
+    from fsopt.core.cvxpy_solvers import SCIP
+
+    with pytest.raises(ValueError, match=r"tol=0.01 is outside what SCIP takes: tol in \[1e-17, 0.001\]"):
+        SCIP().check_options({"tol": 1e-2})
+    SCIP().check_options({"tol": 1e-3})

@@ -192,6 +192,7 @@ class SCIP(CvxpyBackend):
     description = "SCIP branch and bound / spatial branching with SoPlex LPs"
     nested, default_tol, pins_default_tol = "scip_params", 1e-6, True  # its dualfeastol is 1e-7
     tol_options = ("numerics/feastol", "numerics/dualfeastol")
+    tol_range = (1e-17, 1e-3)  # SCIP's range of both parameters (above it: "Invalid value")
     max_iter_options = ("lp/iterlim",)
     tol_meaning = "primal and dual feasibility (scip_params numerics/feastol, numerics/dualfeastol)"
     status_map = _same(st.OPTIMAL, st.OPTIMAL_INACCURATE, st.INFEASIBLE, st.UNBOUNDED,

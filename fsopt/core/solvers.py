@@ -61,6 +61,7 @@ class Backend:
     native = False
     default_tol: float | None = 1e-8  # the tol in effect when none is given (None: exact method)
     tol_meaning: str = ""  # what ``tol`` controls for this backend, in one sentence
+    tol_range: tuple = (0.0, math.inf)  # the tol values the solver's parameters take: [low, high]
     status_map: dict = {}  # the backend's own statuses -> fsopt's closed set (fsopt.core.status)
     slow_reason: str = ""  # why ``fsopt bench --quick`` leaves this backend out ("": it runs)
 
@@ -124,9 +125,20 @@ class Backend:
         if tol is not None and (isinstance(tol, bool) or not isinstance(tol, Real)
                                 or not math.isfinite(tol) or tol <= 0):
             raise ValueError(f"option tol must be a positive finite number; got {tol!r}")
+        if tol is not None and not self.takes_tol(tol):
+            raise ValueError(f"option tol={tol:g} is outside what {self.name} takes: {self.tol_range_text()}")
         if max_iter is not None and (isinstance(max_iter, bool) or not isinstance(max_iter, Integral)
                                      or max_iter < 1):
             raise ValueError(f"option max_iter must be a positive integer; got {max_iter!r}")
+
+
+    def takes_tol(self, tol) -> bool:
+        low, high = self.tol_range
+        return low <= tol <= high
+
+    def tol_range_text(self) -> str:
+        low, high = self.tol_range
+        return f"tol in [{low:g}, {high:g}] ({self.tol_meaning or 'its tolerance'})"
 
 
 class NativeBackend(Backend):

@@ -340,8 +340,13 @@ def plan(problem_names=None, solvers=None, quick=False, repeat=1, allow_hook_fil
                 if solver not in contexts:
                     contexts[solver] = _context(solver, allow_hook_files)
                     solver_parts[solver] = keys.solver(solver, *_backend(solver))
-                fixed = _backend(solver)[1]  # a profile's own tol / max_iter is not scheduled
+                backend, fixed = _backend(solver)  # a profile's own tol / max_iter is not scheduled
                 points = tuple(p for p in schedule if p[0] not in fixed)
+                beyond = tuple(p for p in points if p[0] == TOL and not backend.takes_tol(p[1]))
+                points = tuple(p for p in points if p not in beyond)
+                skipped += [_row(Cell(pname, kind, s, solver), st.SKIPPED, (0, TOL, value),
+                                 reason=f"{solver} takes {backend.tol_range_text()}")
+                            for s in sizes for _, value in beyond]
                 for s in sizes:
                     part = {"declaration": declared, "data": digests[s][0], "subproblem": digests[s][1][kind],
                             "solver": solver_parts[solver], "versions": keys.versions()}
