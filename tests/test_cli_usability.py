@@ -144,7 +144,10 @@ def test_log_file_gets_no_progress_bar_escapes(tmp_path):
     assert "\r" not in err and "\x1b" not in err, repr(err[:300])
 
 
-def test_progress_bar_of_a_theta_stopped_run_estimates_nothing_from_max_iter(capsys):
+def test_progress_bar_of_a_theta_stopped_run_estimates_nothing_from_max_iter(capsys, monkeypatch):
+    from fsopt.core import progress
+
+    monkeypatch.setattr(progress, "LINE_EVERY", 0.0)  # capsys is a log: a line per iteration
     X, y = make_spiral(n_per_class=40, n_irrelevant=5, random_state=0)
     fsopt.LOGO(progress=True, max_iter=50).fit(X, y)
     err = capsys.readouterr().err

@@ -63,3 +63,34 @@ def test_bench_over_every_built_in_backend_prints_no_banner(tmp_path):
             ran = {row["solver"] for row in csv.DictReader(f) if row["status"] != "skipped"}
         assert set(solvers) <= ran, set(solvers) - ran  # each backend solved something (a skipped row is no run)
         _assert_no_banner(out)
+
+
+@pytest.mark.parametrize("every, lines", [(0.0, True), (3600.0, False)])
+def test_a_fit_in_a_log_gets_progress_lines_and_a_short_one_none(capsys, monkeypatch, every, lines):
+    """``fsopt run`` showed progress on a terminal only: a log got nothing until the end (planted:
+    the driver's tqdm bar, which a log does not get).  A fit shorter than a line's interval leaves
+    the log as it was."""
+    from fsopt import LOGO
+    from fsopt.core import progress
+    from fsopt.datasets.spiral import make_spiral
+
+    monkeypatch.setattr(progress, "LINE_EVERY", every)
+    LOGO(progress=True, max_iter=3, theta=0.0).fit(*make_spiral(20, 3, random_state=0))
+    err = capsys.readouterr().err
+    assert "\r" not in err and "\x1b" not in err
+    if lines:
+        assert err.splitlines()[0].startswith("LOGO: 1/3 iterations (33%), elapsed")
+        assert "change" in err and "active" in err and err.splitlines()[-1].startswith("LOGO: 3/3 iterations")
+    else:
+        assert err == ""
+
+
+def test_an_experiment_in_a_log_gets_a_line_per_split(tmp_path, capsys, monkeypatch):
+    from fsopt.core import progress
+    from fsopt.tools.cli import main
+
+    monkeypatch.setattr(progress, "LINE_EVERY", 0.0)
+    assert main(["experiment", "nmmkl-uci", "--data", "sonar", "--quick", "--splits", "2",
+                 "--out", str(tmp_path / "ex")]) == 0
+    err = capsys.readouterr().err
+    assert "nmmkl-uci: 1/2 splits" in err and "nmmkl-uci: 2/2 splits" in err and "\r" not in err

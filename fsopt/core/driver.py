@@ -36,7 +36,7 @@ from typing import Any, Callable, Generic, NamedTuple, TypeVar
 
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
-from .progress import tqdm
+from .progress import Progress
 
 from .acceleration import Anderson, make_accelerator
 from .exceptions import SolverWarning, warn
@@ -495,7 +495,7 @@ class FixedPointDriver:
         Called as ``callback(iteration: Iteration, iterate)`` after each iteration; returning
         True stops the run.
     progress : bool, default=False
-        Show a tqdm bar.
+        Show progress: tqdm's bar on a terminal, a line every few seconds in a log.
     desc : str, default="fixed point"
         The progress bar's label.
     acceleration : {"averaging", "anderson", "auto"}, accelerator or None, default=None
@@ -576,8 +576,8 @@ class FixedPointDriver:
         loop = _Loop(iterate, policy.start(method, n_features, self.theta),
                      _forget(make_accelerator(self.acceleration)))
         # a run that stops on θ has no known length: count iterations, show θ_t, estimate nothing
-        bar = tqdm(total=self.max_iter if self.theta == 0 else None, desc=self.desc,
-                   disable=not self.progress, leave=False)
+        bar = Progress(self.max_iter if self.theta == 0 else None, self.desc, unit="iterations",
+                       enabled=self.progress, brief=True)
         try:
             for t in itertools.count(1):
                 evaluation = self._evaluate(method, loop, t)
@@ -648,8 +648,8 @@ class FixedPointDriver:
             self._restart(method, policy, loop, t, record, reason)
         else:
             self._accelerate(method, policy, loop, t, record, previous, new, done)
-        bar.update(1)
         bar.set_postfix(change=f"{change:.3g}", active=record.n_active)
+        bar.update(1)
         stopped = bool(self.callback(record, new)) if self.callback else False
         if done or loop.cycle or stopped or loop.outer >= self.max_iter:
             loop.iterate = new  # the last solve's output, whatever the accelerator proposed

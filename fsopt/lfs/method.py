@@ -22,7 +22,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 from joblib import Parallel, delayed, effective_n_jobs, parallel_config
-from ..core.progress import tqdm
+from ..core.progress import Progress
 
 from ..core.driver import FixedPointMethod, Step
 from ..core.scaling import check_finite, constant_features, rescale
@@ -258,7 +258,7 @@ class LFSFixedPoint(FixedPointMethod[LFSResult]):
             jobs = (delayed(_solve_chunk)(idx, A[idx], B[idx], self.X, self.y_enc, self.class_counts,
                                           self.cfg, [seeds[i] for i in idx], self.common) for idx in chunks)
             results = []
-            bar = tqdm(total=N, desc=f"LFS pass {self.passes}", disable=not self.progress, leave=False)
+            bar = Progress(N, f"LFS pass {self.passes}", unit="points", enabled=self.progress, brief=True)
             for chunk in Parallel(n_jobs=workers, return_as="generator")(jobs):
                 results.extend(chunk)
                 bar.update(len(chunk))

@@ -184,8 +184,9 @@ def _cmd_run(args, clis) -> int:
 
 
 def show_progress(args) -> bool:
-    """Progress bars only on a terminal: a log file gets no carriage returns or escape codes."""
-    return not args.quiet and sys.stderr.isatty()
+    """Progress unless ``--quiet``: a bar on a terminal, a line every few seconds in a log (no
+    carriage returns or escape codes there: :class:`fsopt.core.progress.Progress`)."""
+    return not args.quiet
 
 
 def check_output_file(path, what):

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 from joblib import Parallel, delayed
-from ...core.progress import tqdm
+from ...core.progress import Progress, tqdm
 
 from . import lfs_table1, logo_microarray, logo_uci, nmmkl_uci
 from .papers import identify, resolve_flags
@@ -156,9 +156,10 @@ def run_experiment(name, data, out, *, quick=False, n_splits=None, random_state=
         done = records(folder.rows(), folder.log)
         pending = [(r, s) for r in range(n_null + 1) for s in range(n) if r * n + s not in done]
         total = n * (n_null + 1)
-        bar = tqdm(total=total, initial=total - len(pending), desc=name, disable=not progress)
+        bar = Progress(total, name, unit="splits", enabled=progress, initial=total - len(pending))
+        inner = bar.bar is not None  # each split's own bar on a terminal; a log gets the splits' lines
         if n_jobs == 1:
-            finished = (_run_one(protocol, plans[r], X, labels[r], r * n + s, s, progress) for r, s in pending)
+            finished = (_run_one(protocol, plans[r], X, labels[r], r * n + s, s, inner) for r, s in pending)
         else:
             finished = Parallel(n_jobs=n_jobs, return_as="generator_unordered")(
                 delayed(_run_one)(protocol, plans[r], X, labels[r], r * n + s, s, False) for r, s in pending)
