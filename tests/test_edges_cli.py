@@ -58,6 +58,10 @@ REFUSED = [
     (["experiment", "nmmkl-uci", "--data", "nope"], ["nope"]),
     (["experiment", "nmmkl-uci", "--data", "sonar", "--quick", "--out", "/dev/null/x"], ["/dev/null"]),
     (["problems", "--method", "nope"], ["nope"]),
+    (["run", "logo", "--data", ".", "--label", "y", "--quiet"], [".: a directory"]),  # not "no such file"
+    (SPIRAL + ["--out", "/etc/hostname/sub"], ["--out", "/etc/hostname exists and is not a directory"]),
+    (["verify", "--quick", "--seed", "-1", "LOGO margins"], ["--seed"]),
+    (["run", "lfs", "--problem", "lfs_synthetic", "--test-size", "1.5", "--quiet"], ["--test-size 1.5"]),
     # checked before any mutant runs (it was after all of them: minutes lost, then a traceback)
     (["verify", "--quick", "--mutants", "kernel width x4 (LFS)", "--report", "nodir/t.md"], ["--report", "nodir"]),
     (["verify", "--quick", "--report", "t.md", "LOGO margins"], ["--report", "--mutants"]),

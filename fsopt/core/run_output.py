@@ -32,7 +32,8 @@ def check_output_dir(path, what="--out") -> None:
         raise ValueError(f"{what} {path}: exists and is not a directory")
     parent = target.absolute().parent
     if not parent.is_dir():
-        raise ValueError(f"{what} {path}: directory {parent} does not exist")
+        raise ValueError(f"{what} {path}: {parent} " + ("exists and is not a directory" if parent.exists()
+                                                      else "does not exist"))
     where = target if target.exists() else parent
     if not os.access(where, os.W_OK | os.X_OK):
         raise ValueError(f"{what} {path}: cannot write in {where}")

@@ -66,9 +66,11 @@ def load_dataset(source, data_dir=None, *, label=None, allow_missing=False, as_f
     path = Path(source)
     if not path.is_file():
         text = str(source)
+        found = available_datasets(data_dir)
+        if path.is_dir() and text not in found:
+            raise ValueError(f"{source}: a directory, not a data file (give a .csv or .csv.gz in it)")
         if text.endswith(_SUFFIXES) or any(sep and sep in text for sep in (os.sep, os.altsep)):
             raise ValueError(f"{source}: no such file")
-        found = available_datasets(data_dir)
         if text not in found:
             where = str(data_dir) if data_dir else "$FSOPT_DATA or the data shipped with fsopt"
             raise ValueError(

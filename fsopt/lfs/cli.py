@@ -40,7 +40,9 @@ def run(args, problem, X, y) -> int:
         params["solver"] = args.solver
     test_size = args.test_size if args.test_size is not None else protocol.get("test_size")
     if test_size:
-        test_size = int(test_size) if test_size > 1 else float(test_size)
+        if not (0 < test_size < 1 or test_size >= 1 and float(test_size).is_integer()):
+            raise ValueError(f"--test-size {test_size:g}: a fraction in (0, 1) or a whole number of samples")
+        test_size = int(test_size) if test_size >= 1 else float(test_size)
         X, Xt, y, yt = train_test_split(X, y, test_size=test_size, stratify=y,
                                         random_state=args.random_state)
     if problem.data.get("standardize", True):

@@ -37,6 +37,7 @@ def _method_clis(only=None) -> dict:
 def _cmd_solvers(args) -> int:
     from ..core import solvers as reg
 
+    profs = reg.profiles()  # a bad profile is an error before the table, not after half of it
     width = max(60, shutil.get_terminal_size((100, 24)).columns)
     indent = " " * 34
     print(f"{'name':10} {'installed':9} {'cones':12} description")
@@ -49,7 +50,6 @@ def _cmd_solvers(args) -> int:
         print(f"{name:10} {'yes' if reason is None else 'no':9} {cones:12} {lines[0]}")
         for line in lines[1:]:
             print(indent + line)
-    profs = reg.profiles()
     if profs:
         print("\nprofiles (solvers/*.toml):")
         for name, p in sorted(profs.items()):

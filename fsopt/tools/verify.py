@@ -27,6 +27,7 @@ from sklearn.exceptions import ConvergenceWarning
 
 from ..core import status as st
 from ..core.checks import Check, PlantedBug, load_path, observe_solves, planted_bugs, probes, registered_checks
+from ..core.limits import integer_argument
 from ..core.plugins import load_checks, method_module, method_packages
 from ..core.solvers import resolve_solver
 from ..core.subproblem import Subproblem
@@ -284,7 +285,7 @@ def add_arguments(v):
     v.add_argument("--quick", action="store_true", help="small instances")
     v.add_argument("--instances", type=_positive_int, default=None, metavar="K",
                    help="run each check on K random seeded instances; report the worst slack")
-    v.add_argument("--seed", type=int, default=0, help="seed of the random instances")
+    v.add_argument("--seed", type=integer_argument(0, 2**32 - 1), default=0, help="seed of the random instances")
     v.add_argument("--solver", default=None, metavar="NAME",
                    help="run the checks whose subproblem NAME can solve, with NAME (backend or profile), "
                         "without refinement: a rejected certificate of NAME fails the check")
