@@ -4,6 +4,7 @@ records; error messages that the README quotes; a LOGO figure that shows the sel
 whatever the number of features."""
 import json
 import re
+from datetime import datetime
 from pathlib import Path
 
 import matplotlib
@@ -21,7 +22,9 @@ from fsopt.core.run_output import FILES
 from fsopt.datasets import packaged_data_dir, standardize
 from fsopt.datasets.spiral import make_spiral
 from fsopt.logo.plots import plot_logo
+from fsopt.tools.bench_keys import array_digest
 from fsopt.tools.cli import main
+from fsopt.tools.problems import get_problem
 
 README = Path(__file__).resolve().parents[1] / "README.md"
 RUNS = {"logo": ["--problem", "spiral", "--irrelevant", "20"],
@@ -86,10 +89,16 @@ def test_each_method_replays_from_run_json_and_its_files_are_the_fit(method, tmp
         "lfs": lambda: ("share", est.fstar_.mean(axis=0), est.fstar_.any(axis=0))}[method]()
     np.testing.assert_allclose(table[column], values, rtol=1e-12)
     np.testing.assert_array_equal(table.selected, selected)
-    argv = json.loads((first / "run.json").read_text())["argv"]
+    record = json.loads((first / "run.json").read_text())
+    argv = record["argv"]
     argv[argv.index("--out") + 1] = str(again)
     assert main(argv) == 0
     pd.testing.assert_frame_equal(pd.read_csv(again / "features.csv"), table, check_exact=False, rtol=1e-7)
+    # the data are named by what they are, not only by the file and arguments that made them
+    problem = get_problem(RUNS[method][1], method)
+    irrelevant = int(RUNS[method][RUNS[method].index("--irrelevant") + 1]) if "--irrelevant" in RUNS[method] else None
+    assert record["data_digest"] == array_digest(*problem.load(n_irrelevant=irrelevant))
+    assert record["data_declared"] == problem.data and datetime.fromisoformat(record["written"]).tzinfo
 
 
 def test_a_run_into_an_existing_directory_replaces_its_files(tmp_path, capsys):

@@ -8,6 +8,7 @@ beside DIR and moved into place once all are complete: a failed or refused run l
 """
 from __future__ import annotations
 
+import datetime
 import json
 import math
 import os
@@ -61,11 +62,16 @@ def certificate_record(certificate) -> dict:
 
 
 def run_record(args, problem, estimator, n_samples, fit_seconds, **outcome) -> dict:
-    """run.json: the command (``argv``, to replay it from ``cwd``), the data, the estimator's parameters, the
-    versions, the certificate and the method's ``outcome`` numbers."""
+    """run.json: the command (``argv``, to replay it from ``cwd``), when it was written, the data (the
+    problem's [data] table, what the command line set, a digest of the (X, y) fitted), the
+    estimator's parameters, the versions, the certificate and the method's ``outcome`` numbers."""
     argv = list(getattr(args, "argv", []))
-    return {"command": shlex.join(["fsopt", *argv]), "argv": argv, "cwd": os.getcwd(), "method": args.method,
-            "problem": problem.name, "data": problem.path, "n_samples": int(n_samples),
+    given = {name: getattr(args, name, None) for name in ("irrelevant", "seed")}
+    return {"command": shlex.join(["fsopt", *argv]), "argv": argv, "cwd": os.getcwd(),
+            "written": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+            "method": args.method, "problem": problem.name, "data": problem.path,
+            "data_declared": problem.data, "data_given": {k: v for k, v in given.items() if v is not None},
+            "data_digest": getattr(args, "data_digest", None), "n_samples": int(n_samples),
             "n_features": int(estimator.n_features_in_), "fit_seconds": round(fit_seconds, 3),
             "params": estimator.get_params(deep=False),
             "certificate": certificate_record(estimator.certificate_),

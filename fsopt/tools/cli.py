@@ -180,6 +180,9 @@ def _cmd_run(args, clis) -> int:
                           description=f"{args.data} (z-scored)",
                           data={"dataset": str(args.data), "standardize": True},
                           extra={"feature_names": names})
+    from .bench_keys import array_digest
+
+    args.data_digest = array_digest(X, y)  # run.json: the data this run fitted, whatever made them
     return clis[args.method].run(args, problem, X, y)
 
 
