@@ -101,9 +101,11 @@ def fit_method(pre, steps, grid, n_folds, random_state, X, y):
 
 def plan(X, y, dataset, paper, *, quick, n_splits, random_state, pre):
     """The splits and settings; ``n_splits`` defaults to the paper's 30 (2 with ``quick``)."""
-    if np.unique(y).size != 2:
-        raise ValueError(f"nmmkl-uci: NMMKL is binary; y has {np.unique(y).size} classes "
-                         "(--positive-class CLASS makes the one-against-the-rest version)")
+    classes = np.unique(y).size
+    if classes != 2:
+        raise ValueError(f"nmmkl-uci: NMMKL is binary; y has {classes} class{'es' if classes != 1 else ''}" +
+                         (" (--positive-class CLASS makes the one-against-the-rest version)" if classes > 2
+                          else ": a selection needs two"))
     n_splits = n_splits or (2 if quick else 30)
     prefilter = 1000 if X.shape[1] > 1000 else None
     ms = [10] if quick else [10, 20] if prefilter is None else [10, 20, 40, 60]

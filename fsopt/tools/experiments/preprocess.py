@@ -57,8 +57,10 @@ class Preprocessing:
         n_missing = int(np.isnan(X).sum())
         if n_missing and self.impute is None:
             cols = np.flatnonzero(np.isnan(X).any(axis=0))
-            raise ValueError(f"{source}: {n_missing} missing values in {cols.size} columns (first: column "
-                             f"{cols[0]}); pass --impute median|mean|most_frequent (fitted on each training "
+            row = int(np.flatnonzero(np.isnan(X[:, cols[0]]))[0])
+            raise ValueError(f"{source}: {n_missing} missing value{'s' if n_missing > 1 else ''} in {cols.size} "
+                             f"column{'s' if cols.size > 1 else ''} (first: row {row}, column {cols[0]}, both "
+                             f"counted from 0); pass --impute median|mean|most_frequent (fitted on each training "
                              f"part), optionally with --drop-missing FRACTION")
 
     def steps(self):
