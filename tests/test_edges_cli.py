@@ -115,3 +115,19 @@ def test_a_reader_that_goes_away_ends_the_output_quietly():
     process.stdout.close()
     err = process.stderr.read()
     assert process.wait(timeout=300) == 141 and err == ""
+
+
+def test_a_failed_operation_inside_fsopt_is_an_internal_error_with_its_traceback(monkeypatch, capsys):
+    """A NumPy shape error from a bug read as "fsopt: error: matmul: ..." with exit 2, as if the
+    input were wrong (planted: every ValueError printed as the user's error)."""
+    import numpy as np
+
+    from fsopt.tools import cli
+
+    def buggy(*args, **kwargs):
+        return np.ones(2) @ np.ones(3)
+
+    monkeypatch.setattr(cli, "_cmd_run", buggy)
+    assert main(SPIRAL) == 70
+    err = capsys.readouterr().err
+    assert err.startswith("fsopt: internal error") and "Traceback" in err and "matmul" in err

@@ -7,10 +7,12 @@ A method plugs into ``run`` by providing a module ``<its package>.cli`` with
 from __future__ import annotations
 
 import argparse
+import linecache
 import os
 import shutil
 import sys
 import textwrap
+import traceback
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
@@ -458,6 +460,11 @@ def main(argv=None) -> int:
             return _cmd_experiment(args)
         return _cmd_run(args, clis)
     except (ValueError, TypeError) as exc:
+        if not _raised_on_purpose(exc):  # e.g. NumPy's shape error inside fsopt: a bug, not the input
+            print("fsopt: internal error (not a problem with your input; please report it with this "
+                  "traceback):", file=sys.stderr)
+            traceback.print_exception(exc, file=sys.stderr)
+            return 70
         print(f"fsopt: error: {exc}", file=sys.stderr)
         return 2
     except SolverFailed as exc:
@@ -471,6 +478,17 @@ def main(argv=None) -> int:
     except BrokenPipeError:  # the reader went away (``fsopt solvers | head``): stop quietly
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 141
+
+
+def _raised_on_purpose(exc) -> bool:
+    """Whether ``exc`` came from a ``raise`` statement (a check of fsopt's, scikit-learn's, argparse's
+    that names the problem), not from an operation that failed (an ``a @ b`` of mismatched shapes)."""
+    tb = exc.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    if tb is None:
+        return True
+    return linecache.getline(tb.tb_frame.f_code.co_filename, tb.tb_lineno).lstrip().startswith("raise")
 
 
 if __name__ == "__main__":
