@@ -237,7 +237,12 @@ def serve(conn, env, job):
             break
         if cell is None:
             break
-        job.solve(cell, conn.send, cache)
+        try:
+            job.solve(cell, conn.send, cache)
+        except BaseException as exc:  # noqa: BLE001 - a backend's KeyboardInterrupt or SystemExit: the pair's row
+            # says the process died; one line here instead of multiprocessing's traceback
+            print(f"fsopt bench worker: {cell.solver} raised {type(exc).__name__}: {exc}", file=sys.stderr, flush=True)
+            os._exit(1)
         conn.send((DONE,))
 
 
