@@ -37,18 +37,62 @@ def test_a_warm_start_far_from_any_minimizer_is_not_certified_as_one(spiral, w0)
     np.testing.assert_allclose(fit.weights_, reference.weights_, atol=1e-3 * reference.weights_.max())
 
 
-def test_the_certificate_scale_is_the_weights_only_below_the_objective_at_zero(spiral):
+@pytest.mark.parametrize("penalty", [None, "ball", "group"])
+def test_a_point_above_the_objective_at_zero_is_refuted_whatever_its_residual(spiral, penalty):
+    """w = 1e20: the ℓ1 residual kept the gradient but the bound grew with max w; the ball's and the
+    group's generic residual |w − prox(w − g)| rounds to exactly 0 there.  0 is feasible, so every
+    minimizer is below F(0): the point is refuted (planted: ``certificate`` without the comparison
+    certifies all three)."""
+    from fsopt import NonnegGroupL1, NonnegL1Ball
+
     X, y = spiral
-    garrote = GarroteLogistic(lam=1.0, Z=np.abs(X[:, :3]) + 1.0)  # margins that grow with w
-    at_zero = garrote.objective({"w": np.zeros(3)})
-    scales = {}
-    for top in (0.5, 2.0, 10.0, 1e3, 1e20):
-        w = np.full(3, top)
-        below = garrote.objective({"w": w}) <= at_zero
-        scales[top] = garrote.certificate_scale({"w": w})
-        assert scales[top] == (max(1.0, top) if below else 1.0)
-    assert scales[1e20] == 1.0 and scales[2.0] == 2.0  # both sides are taken
-    assert garrote.certificate_scale({"w": np.full(7, 1e3)}) == 1e3  # w over other features: as before
+    made = {None: None, "ball": NonnegL1Ball(1e21), "group": NonnegGroupL1(1.0, [0, 0, 1])}[penalty]
+    garrote = GarroteLogistic(lam=1.0, Z=X[:, :3] - X[:, :3].mean(axis=0), penalty=made)  # margins of both signs
+    huge = {"w": np.full(3, 1e20)}
+    measures = garrote.certificate(huge)
+    assert measures["residual"] == np.inf and measures["objective_above_zero"] > 1e19
+    optimum = garrote.solve("CLARABEL")
+    assert optimum.certified and "objective_above_zero" not in optimum.certificate
+
+
+def test_every_part_of_a_certificate_is_in_its_own_units():
+    """Found by planting wrong answers under the claim "optimal": a budget exceeded by 20 % (the
+    prox residual saw the excess spread over the support), NMMKL's λ and γ far from optimal (the
+    gap read α alone), a recovery LP's p that is not its x, and p_cone shifted by 1 (both divided
+    by the objective).  Each is refuted now (planted: the residuals as they were certify each)."""
+    from fsopt.nmmkl.method import NMMKLMethod
+    from fsopt.nmmkl.qcqp import MKLDual
+
+    rng = np.random.default_rng(0)
+    Z = np.tile(np.abs(rng.standard_normal((40, 2))) + 0.1, (1, 500))  # the budget binds, over 1,000 columns
+    ball = GarroteLogistic(beta=1.0, Z=Z)
+    w = ball.solve("PROXGRAD").solution["w"]
+    np.testing.assert_allclose(w.sum(), 1.0)
+    assert ball.certificate({"w": w * 1.2})["residual"] >= 0.19  # Σw = 1.2 > β (the prox residual: 1.3e-3)
+
+    X, y = rng.standard_normal((40, 6)), np.where(rng.standard_normal(40) > 0, 1.0, -1.0)
+    dual = MKLDual(X, y, 3, C=1.0, tau=1.0)
+    trusted = dual.solve("CLARABEL")
+    assert trusted.certified
+    for changes in ({"lambda": 1e6, "gamma": np.zeros(6)}, {"p_cone": trusted.solution["p_cone"] + 1.0}):
+        assert dual.certificate(dict(trusted.solution, **changes))["residual"] > dual.certificate_tol
+
+    method = NMMKLMethod(X, y, 2, lp_solver="HIGHS")
+    method.update(None, method.initial_iterate(), None)  # (15) gets its data from (8)'s answer
+    lp = method.lp
+    solved = lp.solve("HIGHS")
+    assert solved.certified
+    forged = dict(solved.solution, p=np.array([-3.0, 0, 0, 0, 0, 7.0]))
+    assert lp.certificate(forged)["residual"] > lp.certificate_tol
+
+
+def test_lfs_8_takes_only_nonnegative_distances():
+    """(8)'s closed form (TOPK, the certificate) is max bᵀf for b ≥ 0; with b = (1, −5) TOPK's
+    wrong answer was certified and the right ones rejected."""
+    from fsopt.lfs.lp import EpsilonMax
+
+    with pytest.raises(ValueError, match="b must be nonnegative"):
+        EpsilonMax(2, 2).set_data(b=np.array([1.0, -5.0]))
 
 
 @pytest.mark.parametrize("penalty, exact", [

@@ -795,15 +795,29 @@ GAP_NEEDS = {"smooth": ("value", "conjugate", "adjoint", "dual_claim", "clip_dua
              "penalty": ("value", "conjugate", "dual_scale")}
 
 
-def composite_certificate(smooth, penalty, w, dual=None) -> dict:
+def composite_certificate(smooth, penalty, w, dual=None, tol=None) -> dict:
     """NumPy optimality of w for min f + g.  A smooth f: the largest ``penalty.violation`` (by
     default the proximal KKT residual ‖w − prox_g(w − ∇f(w), 1)‖∞, zero exactly at the optimum)
     and the distance to the feasible set.  An f that is not smooth (:func:`nonsmooth_reason`):
-    the duality gap of :func:`duality_gap`, from the claimed ``dual`` if any."""
+    the duality gap of :func:`duality_gap`, from the claimed ``dual`` if any.
+
+    With ``tol`` (the subproblem's certificate tolerance), where 0 is feasible, a w whose objective
+    is above f(0) + g(0) by more than tol · max(1, |f(0) + g(0)|) is refuted (residual inf,
+    ``objective_above_zero``): every minimizer lies below it, whatever a residual that rounds to 0
+    where w ≫ ∇f, or a tolerance relative to max w, would say of a warm start of 1e20."""
     if nonsmooth_reason(smooth):
         return duality_gap(smooth, penalty, w, dual)
-    return {"residual": float(np.max(penalty.violation(w, smooth.gradient(w)), initial=0.0)),
-            "primal_infeasibility": float(penalty.infeasibility(w))}
+    infeasible = float(penalty.infeasibility(w))  # (a prox residual sees a budget's excess spread thin)
+    measures = {"residual": max(float(np.max(penalty.violation(w, smooth.gradient(w)), initial=0.0)), infeasible),
+                "primal_infeasibility": infeasible}
+    zero = np.zeros_like(w, dtype=float)
+    if tol is not None and float(np.max(w, initial=0.0)) > 0 and penalty.infeasibility(zero) == 0:
+        with np.errstate(all="ignore"):
+            at_zero = smooth.value(zero) + penalty.value(zero)
+            excess = smooth.value(w) + penalty.value(w) - at_zero
+        if not excess <= tol * max(1.0, abs(at_zero)):  # (NaN: refuted too)
+            measures.update(residual=np.inf, objective_above_zero=float(excess))
+    return measures
 
 
 def duality_gap(smooth, penalty, w, claim=None) -> dict:

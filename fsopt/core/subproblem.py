@@ -342,7 +342,7 @@ class Subproblem(ABC):
         """
         self._require_parts("certificate")
         return composite_certificate(self.smooth, self.penalty, solution[self.parts_variable],
-                                     solution.get(LOSS_DUAL))
+                                     solution.get(LOSS_DUAL), tol=self.certificate_tol)
 
     def certificate_scale(self, solution: dict) -> float:
         return 1.0
@@ -654,7 +654,8 @@ class Subproblem(ABC):
             record.certificate, bound = {"residual": np.inf, "non_finite_solution": 1.0}, 0.0
             record.message = f"{record.solver} returned non-finite values in " + ", ".join(map(repr, non_finite))
         record.certificate["bound"] = float(bound)
-        record.certified = bool(record.certificate["residual"] <= bound)  # False for NaN
+        record.certified = bool(record.certificate["residual"] <= bound < np.inf)  # False for NaN; an
+        # infinite bound (an objective that overflowed, in a scale) certifies nothing
 
 
 class _BackendFailure(Exception):

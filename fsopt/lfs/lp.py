@@ -72,6 +72,13 @@ class EpsilonMax(_LFSLinearProgram):
     def describe(self):
         return f"{self.name} (8), M={self.n_features}, alpha={self.alpha}"
 
+    def set_data(self, a=None, b=None):
+        """b: the inter-class distances, b ≥ 0 (its closed form, TOPK and the certificate rest on it)."""
+        super().set_data(a, b)
+        if not np.all(self.b >= 0):
+            raise ValueError(f"{self.name}: b must be nonnegative (distances); entry {int(np.argmin(self.b))} is "
+                             f"{float(np.min(self.b)):.3g}")
+
     def lp_data(self):
         """(cost, rows, row_lower, row_upper) in min form over 0 ≤ f ≤ 1, for native LP backends."""
         return -self.b, np.ones((1, self.n_features)), [1.0], [float(self.alpha)]

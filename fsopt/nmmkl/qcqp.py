@@ -134,11 +134,15 @@ class MKLDual(Subproblem):
         infeas = max(abs(float(self.y @ a)), float(np.max(-a, initial=0.0)),
                      float(np.max(a - self.C, initial=0.0)))
         cone_viol = float(np.max(tau_i - lam - gamma, initial=0.0))
+        # λ and γ as returned: (8) at them is dual_value(α) exactly when they are optimal for α
+        multipliers = abs(dual - self.objective(solution))
         p_infeas = float(max(abs(p_raw.sum() - self.m), np.max(-p_raw, initial=0.0),
                              np.max(p_raw - 1.0, initial=0.0)))
-        return {"residual": max(abs(gap), infeas, cone_viol, p_infeas) / scale,
-                "duality_gap": gap, "alpha_infeasibility": infeas, "cone_violation": cone_viol,
-                "p_cone_infeasibility": p_infeas}
+        # each part in its own units: the gap, the cones and the multipliers in (8)'s, α's feasibility
+        # in C's, p's (a share of each feature) as it is
+        residual = max((abs(gap) + cone_viol + multipliers) / scale, infeas / max(1.0, self.C), p_infeas)
+        return {"residual": residual, "duality_gap": gap, "alpha_infeasibility": infeas,
+                "cone_violation": cone_viol, "multiplier_gap": multipliers, "p_cone_infeasibility": p_infeas}
 
 
 def scale_rows(y, X):

@@ -44,7 +44,7 @@ class PrimalRecoveryLP(Subproblem):
 
     name = "nmmkl_lp_recovery"
     cone = LP
-    certificate_tol = 1e-6  # relative to max(1, |cᵀx|, max|c|)
+    certificate_tol = 1e-6  # each part relative to its own units (certificate)
 
     def __init__(self, alpha_tol=1e-6, violation_weight=1e3):
         super().__init__()
@@ -172,6 +172,9 @@ class PrimalRecoveryLP(Subproblem):
 
     def certificate(self, solution):
         x, u = solution["x"], solution["u"]
+        rebuilt = self._solution(x, u)  # NMMKL reads p, ν, δ, θ and the violation: they must be x's
+        parts = max(float(np.max(np.abs(np.asarray(solution[k], dtype=float) - rebuilt[k]), initial=0.0))
+                    for k in ("p", "nu", "delta", "theta", "violation"))
         primal = max(float(np.max(np.abs(self.matvec(x) - self.b))),
                      float(np.max(self.lo - x, initial=0.0)), float(np.max(x - self.hi, initial=0.0)))
         r = self.c - self.rmatvec(u)  # reduced costs: ≥ 0 needs lo finite, ≤ 0 needs hi finite
@@ -183,7 +186,10 @@ class PrimalRecoveryLP(Subproblem):
         dual_obj = float(self.b @ u + pos @ lo + neg @ hi)
         primal_obj = float(self.c @ x)
         gap = primal_obj - dual_obj
-        scale = max(1.0, abs(primal_obj), float(np.max(np.abs(self.c))))
-        return {"residual": max(abs(gap), primal, dual_infeas) / scale, "duality_gap": gap,
-                "primal_infeasibility": primal, "dual_infeasibility": dual_infeas,
-                "violation_16": solution["violation"]}
+        # each part in its own units: x's feasibility in b's (never divided by a cost, such as the
+        # violation's price), the gap in the objectives', the reduced costs in c's
+        residual = max(abs(gap) / max(1.0, abs(primal_obj), abs(dual_obj)),
+                       max(primal, parts) / max(1.0, float(np.max(np.abs(self.b), initial=0.0))),
+                       dual_infeas / max(1.0, float(np.max(np.abs(self.c)))))
+        return {"residual": residual, "duality_gap": gap, "primal_infeasibility": primal,
+                "dual_infeasibility": dual_infeas, "parts_mismatch": parts, "violation_16": solution["violation"]}
