@@ -50,7 +50,7 @@ def test_a_point_above_the_objective_at_zero_is_refuted_whatever_its_residual(sp
     garrote = GarroteLogistic(lam=1.0, Z=X[:, :3] - X[:, :3].mean(axis=0), penalty=made)  # margins of both signs
     huge = {"w": np.full(3, 1e20)}
     measures = garrote.certificate(huge)
-    assert measures["residual"] == np.inf and measures["objective_above_zero"] > 1e19
+    assert measures["refuted"] and measures["objective_above_zero"] > 1e19
     optimum = garrote.solve("CLARABEL")
     assert optimum.certified and "objective_above_zero" not in optimum.certificate
 

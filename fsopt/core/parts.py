@@ -802,9 +802,10 @@ def composite_certificate(smooth, penalty, w, dual=None, tol=None) -> dict:
     the duality gap of :func:`duality_gap`, from the claimed ``dual`` if any.
 
     With ``tol`` (the subproblem's certificate tolerance), where 0 is feasible, a w whose objective
-    is above f(0) + g(0) by more than tol · max(1, |f(0) + g(0)|) is refuted (residual inf,
-    ``objective_above_zero``): every minimizer lies below it, whatever a residual that rounds to 0
-    where w ≫ ∇f, or a tolerance relative to max w, would say of a warm start of 1e20."""
+    is above f(0) + g(0) by more than tol · max(1, |f(0) + g(0)|) is refuted (``refuted`` 1, by how
+    much in ``objective_above_zero``; the residual is kept): every minimizer lies below it, whatever
+    a residual that rounds to 0 where w ≫ ∇f, or a tolerance relative to max w, would say of a warm
+    start of 1e20."""
     if nonsmooth_reason(smooth):
         return duality_gap(smooth, penalty, w, dual)
     infeasible = float(penalty.infeasibility(w))  # (a prox residual sees a budget's excess spread thin)
@@ -816,7 +817,7 @@ def composite_certificate(smooth, penalty, w, dual=None, tol=None) -> dict:
             at_zero = smooth.value(zero) + penalty.value(zero)
             excess = smooth.value(w) + penalty.value(w) - at_zero
         if not excess <= tol * max(1.0, abs(at_zero)):  # (NaN: refuted too)
-            measures.update(residual=np.inf, objective_above_zero=float(excess))
+            measures.update(objective_above_zero=float(excess), refuted=1.0)
     return measures
 
 

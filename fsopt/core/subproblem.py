@@ -654,8 +654,13 @@ class Subproblem(ABC):
             record.certificate, bound = {"residual": np.inf, "non_finite_solution": 1.0}, 0.0
             record.message = f"{record.solver} returned non-finite values in " + ", ".join(map(repr, non_finite))
         record.certificate["bound"] = float(bound)
-        record.certified = bool(record.certificate["residual"] <= bound < np.inf)  # False for NaN; an
-        # infinite bound (an objective that overflowed, in a scale) certifies nothing
+        # False for a NaN residual; an infinite bound (an objective that overflowed) certifies nothing;
+        # nor does a point refuted outright (composite_certificate: above the objective at 0)
+        record.certified = bool(record.certificate["residual"] <= bound < np.inf
+                                and not record.certificate.get("refuted"))
+        if record.certificate.get("refuted"):
+            record.message = (f"its objective is {record.certificate['objective_above_zero']:.3g} above the "
+                              f"objective at w = 0: not a minimizer")
 
 
 class _BackendFailure(Exception):
