@@ -164,3 +164,20 @@ def test_warnings_point_at_the_callers_line(spiral):
         LOGO(lam=1e6).fit(X, y)
     assert {w.category for w in caught} >= {ConvergenceWarning, UserWarning}
     assert {w.filename for w in caught} == {__file__}
+
+
+def test_an_lfs_fit_runs_blas_at_one_thread(spiral, monkeypatch):
+    """As LOGO's and NMMKL's fits: OpenBLAS's spinning threads took the cores from the per-point
+    LPs (a fit at 40 x 20,000 under load: 21 s against 1.1 s; planted: no limit sees 2 threads)."""
+    from threadpoolctl import threadpool_info
+
+    seen = []
+    update = lfs_method.LFSFixedPoint.update
+
+    def watched(self, *args):
+        seen.extend(pool["num_threads"] for pool in threadpool_info() if pool["user_api"] == "blas")
+        return update(self, *args)
+
+    monkeypatch.setattr(lfs_method.LFSFixedPoint, "update", watched)
+    LFS(alpha=2, tau=1, n_beta=3, n_rounding=5, random_state=0).fit(*spiral)
+    assert seen and set(seen) == {1}

@@ -10,6 +10,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from ..core.driver import FixedPointDriver
+from ..core.kernels import blas_one_thread
 from ..core.scaling import check_feature_extents, check_finite, unit_scale
 from ..core.validation import densify, transactional_fit, validate_fit, validate_predict
 from .method import LFSConfig, LFSFixedPoint, check_backend, resolve_solvers
@@ -232,7 +233,8 @@ class LFS(ClassifierMixin, BaseEstimator):
         method = LFSFixedPoint(X, y_enc, cfg, _seed_sequence(self.random_state), self.n_jobs,
                                self.progress, self.backend)
         driver = FixedPointDriver(theta=0.0, max_iter=self.tau, progress=self.progress, desc="LFS")
-        result = driver.run(method)
+        with blas_one_thread():  # small products per point: spinning BLAS threads took the cores (CHANGELOG)
+            result = driver.run(method)
         fit = result.rounding  # an LFSResult
         self.fstar_, self.radius_, self.unit_radius_, self.scale_ = (
             fit.fstar, fit.radius, fit.unit_radius, fit.scale)
