@@ -129,7 +129,9 @@ class MarginLoss:
         return other
 
     def margins(self, w):
-        """Zw (kept for the next call at the same w)."""
+        """Zw (kept for the next call at the same w; at w = 0 no product, and the kept one stays)."""
+        if not np.any(w):
+            return np.zeros(self.Z.shape[0])
         last_w, m = self._last
         if last_w is None or last_w.shape != w.shape or not np.array_equal(last_w, w):
             m = self.Z @ w
@@ -808,13 +810,16 @@ def composite_certificate(smooth, penalty, w, dual=None, tol=None) -> dict:
     start of 1e20."""
     if nonsmooth_reason(smooth):
         return duality_gap(smooth, penalty, w, dual)
+    zero = np.zeros_like(w, dtype=float)
+    refutable = tol is not None and float(np.max(w, initial=0.0)) > 0 and penalty.infeasibility(zero) == 0
+    if refutable:  # f(0) first: a loss that keeps its last margins then has w's for the gradient and f(w)
+        with np.errstate(all="ignore"):
+            at_zero = smooth.value(zero) + penalty.value(zero)
     infeasible = float(penalty.infeasibility(w))  # (a prox residual sees a budget's excess spread thin)
     measures = {"residual": max(float(np.max(penalty.violation(w, smooth.gradient(w)), initial=0.0)), infeasible),
                 "primal_infeasibility": infeasible}
-    zero = np.zeros_like(w, dtype=float)
-    if tol is not None and float(np.max(w, initial=0.0)) > 0 and penalty.infeasibility(zero) == 0:
+    if refutable:
         with np.errstate(all="ignore"):
-            at_zero = smooth.value(zero) + penalty.value(zero)
             excess = smooth.value(w) + penalty.value(w) - at_zero
         if not excess <= tol * max(1.0, abs(at_zero)):  # (NaN: refuted too)
             measures.update(objective_above_zero=float(excess), refuted=1.0)
